@@ -1,0 +1,54 @@
+"""The Suite interface every benchmark family implements.
+
+A suite owns its task generation, the workspace an agent starts from, its verifier, its oracle and
+its evidence. The episode loop, stores, reports and environments only talk to this interface.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.program import ProgramResult
+from simreflect.core.task import Task
+from simreflect.core.verdict import Verdict
+
+
+class Suite(ABC):
+    name: str = ""
+    #: Rounds (or verified attempts) an agent gets per task unless a run says otherwise.
+    default_budget: int = 1
+
+    @abstractmethod
+    def load_tasks(self, root: Path) -> list[Task]:
+        """Tasks of a built benchmark directory, in their canonical order."""
+
+    @abstractmethod
+    def prepare_workspace(self, task: Task, workdir: Path) -> None:
+        """Write into `workdir` exactly the files the agent's program may see and edit."""
+
+    @abstractmethod
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float) -> ProgramResult:
+        """Run an untrusted program against a prepared workspace (never in this process)."""
+
+    @abstractmethod
+    def verify(self, task: Task, workdir: Path) -> Verdict:
+        """Verify the artefact left in `workdir` (a prepared workspace, edited or not)."""
+
+    @abstractmethod
+    def oracle(self, task: Task) -> str:
+        """The reference program that solves the task."""
+
+    @abstractmethod
+    def observe(self, task: Task, verdict: Verdict, level: EvidenceLevel) -> str:
+        """The report text an agent reads about a verdict at an evidence level."""
+
+    @abstractmethod
+    def instruction(self, task: Task) -> str:
+        """What the agent is asked to do on this task."""
+
+    @abstractmethod
+    def interface_notes(self, level: EvidenceLevel) -> str:
+        """The documentation of the program interface, shown to the agent at every level."""
+

@@ -1,0 +1,92 @@
+"""The gait suite behind the core Suite interface: tasks from a built benchmark directory."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from simreflect.core.evidence import EvidenceLevel, render_report
+from simreflect.core.program import ProgramResult, run_process
+from simreflect.core.suite import Suite
+from simreflect.core.task import Task
+from simreflect.core.verdict import Verdict
+from simreflect.suites.gait import notes
+from simreflect.suites.gait.fixrunner import RIG_FILE
+from simreflect.suites.gait.rig import Rig, RigFormatError
+from simreflect.suites.gait.verify import WalkReference, verify_rig
+
+EPISODE_FILE = "episode.json"
+ORACLE_FILE = "oracle_fix.py"
+EPISODES_DIR = "episodes"
+FIX_TIMEOUT_S = 60.0
+
+
+def task_from_record(record: dict, episode_dir: Path) -> Task:
+    gait = record["params"]["gait"]
+    return Task(
+        id=record["id"],
+        suite="gait",
+        seed=int(record["index"]),
+        params={"dir": str(episode_dir.resolve()), "period": int(gait["period"]), "frames": 60},
+        hidden={
+            "defects": record["defects"],
+            "kinds": record["kinds"],
+            "walk_check": record["walk_check"],
+            "oracle_fix": record["oracle_fix"],
+        },
+        budget=GaitSuite.default_budget,
+    )
+
+
+def load_episode(episode_dir: Path) -> Task:
+    """The task of one episode folder (its episode.json and rig.json)."""
+    episode_dir = Path(episode_dir)
+    path = episode_dir / EPISODE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{episode_dir} is not a gait episode folder: no {EPISODE_FILE}")
+    return task_from_record(json.loads(path.read_text()), episode_dir)
+
+
+class GaitSuite(Suite):
+    name = "gait"
+    default_budget = 3
+
+    def load_tasks(self, root: Path) -> list[Task]:
+        root = Path(root)
+        rows = [json.loads(line) for line in (root / "episodes.jsonl").read_text().splitlines() if line.strip()]
+        return [task_from_record(r, root / EPISODES_DIR / r["id"]) for r in rows]
+
+    def prepare_workspace(self, task: Task, workdir: Path) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(task.params["dir"]) / RIG_FILE, workdir / RIG_FILE)
+
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = FIX_TIMEOUT_S) -> ProgramResult:
+        script = workdir.parent / f"{workdir.name}.fix.py"
+        script.write_text(program)
+        try:
+            return run_process([sys.executable, "-m", "simreflect.suites.gait.fixrunner", str(workdir), str(script)],
+                               cwd=workdir, timeout_s=timeout_s)
+        finally:
+            script.unlink(missing_ok=True)
+
+    def verify(self, task: Task, workdir: Path) -> Verdict:
+        trusted = Rig.load(Path(task.params["dir"]) / RIG_FILE)
+        try:
+            edited = Rig.load(Path(workdir) / RIG_FILE)
+        except RigFormatError as e:
+            return Verdict.invalid_artefact(str(e))
+        return verify_rig(edited, WalkReference.from_dict(task.hidden["walk_check"]), trusted=trusted)
+
+    def oracle(self, task: Task) -> str:
+        return task.hidden["oracle_fix"]
+
+    def observe(self, task: Task, verdict: Verdict, level: EvidenceLevel) -> str:
+        return render_report(verdict, level, title=f"Walk verifier report for {task.id}")
+
+    def instruction(self, task: Task) -> str:
+        return notes.INSTRUCTION + f"\nThe walk cycle of this robot lasts {task.params['period']} frames.\n"
+
+    def interface_notes(self, level: EvidenceLevel) -> str:
+        return notes.interface_notes(level)
