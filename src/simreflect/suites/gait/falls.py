@@ -34,11 +34,22 @@ def _num(values: np.ndarray) -> str:
     return " ".join(repr(float(x)) for x in np.asarray(values, float).ravel())
 
 
+def _solid(points: np.ndarray, thickness: float = 1e-3) -> np.ndarray:
+    """The points, with copies pushed +-thickness/2 along their thinnest direction if they are (nearly)
+    coplanar, so MuJoCo can build a convex hull with a volume (an edited rig may flatten a part)."""
+    centered = points - points.mean(axis=0)
+    _, sv, vt = np.linalg.svd(centered, full_matrices=False)
+    if len(points) >= 4 and sv[-1] > thickness * math.sqrt(len(points)) * 0.1:
+        return points
+    normal = vt[-1] * (thickness / 2)
+    return np.concatenate([points + normal, points - normal])
+
+
 def fall_model_xml(rig: Rig, local: np.ndarray, start: np.ndarray) -> str:
     """MJCF of the frozen robot: `local` (V, 3) are the vertices in the body frame, `start` its position."""
     assets, geoms = [], []
     for i, p in enumerate(rig.parts):
-        assets.append(f'<mesh name="m{i}" vertex="{_num(local[p.start:p.stop])}"/>')
+        assets.append(f'<mesh name="m{i}" vertex="{_num(_solid(local[p.start:p.stop]))}"/>')
         rgba = " ".join(f"{c / 255:.4f}" for c in p.color) + " 1"
         geoms.append(f'<geom name="{p.name}" type="mesh" mesh="m{i}" mass="{p.mass!r}" rgba="{rgba}"/>')
     return f"""<mujoco model="fall">

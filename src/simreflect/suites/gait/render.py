@@ -95,8 +95,9 @@ def _clip_near(poly: np.ndarray) -> np.ndarray:
     return np.array(out).reshape(-1, 3)
 
 
-def _pts(xy: np.ndarray) -> list[tuple[float, float]]:
-    return [(float(x), float(y)) for x, y in xy]
+def _pts(xy: np.ndarray) -> list[float]:
+    """Flat [x0, y0, x1, y1, ...] for ImageDraw."""
+    return np.asarray(xy, float).ravel().tolist()
 
 
 # ----- drawing -----------------------------------------------------------------------------------
@@ -118,16 +119,19 @@ def _draw_floor(draw: ImageDraw.ImageDraw, cam: Camera, target: np.ndarray, ss: 
     if len(poly) >= 3:
         draw.polygon(_pts(cam.to_screen(poly)), fill=FLOOR)
     ticks = np.arange(-GRID_HALF, GRID_HALF + 1e-9, GRID_STEP)
-    for t in ticks:
-        for a, b in (((cx + t, lo_y, 0.0), (cx + t, hi_y, 0.0)), ((lo_x, cy + t, 0.0), (hi_x, cy + t, 0.0))):
-            seg = cam.to_camera(np.array([a, b]))
-            if seg[0, 2] < NEAR and seg[1, 2] < NEAR:
-                continue
-            if seg[0, 2] < NEAR or seg[1, 2] < NEAR:
-                s = (NEAR - seg[0, 2]) / (seg[1, 2] - seg[0, 2])
-                cut = seg[0] + s * (seg[1] - seg[0])
-                seg = np.array([cut, seg[1]]) if seg[0, 2] < NEAR else np.array([seg[0], cut])
-            draw.line(_pts(cam.to_screen(seg)), fill=GRID, width=ss)
+    zeros, ones = np.zeros_like(ticks), np.ones_like(ticks)
+    a = np.concatenate([np.stack([cx + ticks, ones * lo_y, zeros], 1), np.stack([ones * lo_x, cy + ticks, zeros], 1)])
+    b = np.concatenate([np.stack([cx + ticks, ones * hi_y, zeros], 1), np.stack([ones * hi_x, cy + ticks, zeros], 1)])
+    ca, cb = cam.to_camera(a), cam.to_camera(b)
+    keep = (ca[:, 2] >= NEAR) | (cb[:, 2] >= NEAR)
+    ca, cb = ca[keep], cb[keep]
+    t = np.clip((NEAR - ca[:, 2]) / np.where(cb[:, 2] != ca[:, 2], cb[:, 2] - ca[:, 2], 1.0), 0.0, 1.0)[:, None]
+    cut = ca + t * (cb - ca)  # the point where the segment crosses the near plane (if it does)
+    ca = np.where(ca[:, 2:3] < NEAR, cut, ca)
+    cb = np.where(cb[:, 2:3] < NEAR, cut, cb)
+    ends = cam.to_screen(np.stack([ca, cb], axis=1))
+    for seg in ends:
+        draw.line(_pts(seg), fill=GRID, width=ss)
 
 
 def render_frames(
@@ -184,8 +188,8 @@ def render_frames(
         shadow[..., 2] = 0.0
         sc = cam.to_camera(shadow)
         if np.all(sc[..., 2] > NEAR):
-            for q in cam.to_screen(sc):
-                draw.polygon(_pts(q), fill=SHADOW)
+            for q in cam.to_screen(sc).reshape(len(sc), 8).tolist():
+                draw.polygon(q, fill=SHADOW)
 
         cc = cam.to_camera(quads)
         facing = np.einsum("fi,fi->f", normals, cam.eye - centers) > 0
@@ -194,10 +198,10 @@ def render_frames(
         shade = AMBIENT + DIFFUSE * np.clip(normals @ LIGHT, 0.0, 1.0)
         colors = np.clip(base * shade[:, None], 0, 255).round().astype(int)
         screen = cam.to_screen(cc)
-        for fi in order:
-            c = tuple(int(x) for x in colors[fi])
-            edge = tuple(int(x * EDGE_DARKEN) for x in c)
-            draw.polygon(_pts(screen[fi]), fill=c, outline=edge)
+        edges = (colors * EDGE_DARKEN).astype(int)
+        fill_list, edge_list, pts = colors.tolist(), edges.tolist(), screen.reshape(len(screen), 8).tolist()
+        for fi in order.tolist():
+            draw.polygon(pts[fi], fill=tuple(fill_list[fi]), outline=tuple(edge_list[fi]))
 
         if hl.size:
             for x, y in cam.to_screen(cam.to_camera(v[hl])):
@@ -218,9 +222,8 @@ def write_gif(path: str | Path, frames: list[Image.Image], fps: int) -> None:
 
     All frames share one 256-colour palette (median cut of a few evenly spaced frames, no dithering),
     which is ten times faster than a palette per frame. GIF delays are whole centiseconds, so 24 fps
-    plays at 25 fps (40 ms a frame). Pillow merges a
-    frame identical to the previous one into it; `render_frames` captions differ per frame, so its
-    frames are all kept.
+    plays at 25 fps (40 ms a frame). Pillow merges a frame identical to the previous one into it
+    (adding up the delays); `render_frames` captions differ per frame, so its frames are all kept.
     """
     if not frames:
         raise ValueError("no frames to write")
