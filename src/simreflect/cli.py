@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from simreflect import __version__
+from simreflect.core.evidence import EvidenceLevel
 
 app = typer.Typer(
     help="simreflect: benchmarks where a model must make a physical or scientific artefact work, "
@@ -132,6 +133,114 @@ def gait_verify(
                 console.print(program.output_tail.rstrip(), markup=False, highlight=False)
         console.print(suite.observe(task, verdict, lvl), markup=False, highlight=False)
     raise typer.Exit(0 if verdict.passed else 1)
+
+
+@app.command("run")
+def run_cmd(
+    suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
+    agent: str = typer.Option(..., "--agent", help="oracle | noop | baseline | llm"),
+    out: Path = typer.Option(..., "--out", help="Run directory; running the same command again resumes it."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: build one into OUT/bench)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the benchmark built when --bench is not given."),
+    levels: str = typer.Option("L1,L2,L3", "--levels", help="Comma-separated evidence levels."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Rounds per episode (default: the suite's)."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Episodes run in parallel processes."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds an agent's program may run."),
+    model: Optional[str] = typer.Option(None, "--model", help="llm: model name as the endpoint knows it."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="llm: OpenAI-compatible base URL, e.g. http://localhost:8000/v1."),
+    api_key_env: str = typer.Option("SIMREFLECT_API_KEY", "--api-key-env",
+                                    help="llm: environment variable holding the API key (default SIMREFLECT_API_KEY)."),
+    temperature: Optional[float] = typer.Option(None, "--temperature", help="llm: sampling temperature."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="llm: completion token limit."),
+    reasoning_effort: Optional[str] = typer.Option(None, "--reasoning-effort", help="llm: low | medium | high."),
+    request_timeout: float = typer.Option(300.0, "--request-timeout", help="llm: seconds per request."),
+    retries: int = typer.Option(5, "--retries", help="llm: retries on 429/5xx/timeouts before an infrastructure error."),
+    no_structured: bool = typer.Option(False, "--no-structured", help="llm: do not ask for JSON-schema output."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="llm: on-disk response cache keyed by the full request."),
+) -> None:
+    """Run an agent on every episode x evidence level (resumable), then print the summary."""
+    from simreflect.core.registry import get_suite
+    from simreflect.run.agents import AGENT_NAMES
+    from simreflect.run.report import write_report
+    from simreflect.run.runner import RunConfig, run
+    from simreflect.run.store import StoreError
+
+    if agent not in AGENT_NAMES:
+        console.print(f"[red]error:[/red] unknown agent {agent!r}; choose from {', '.join(AGENT_NAMES)}")
+        raise typer.Exit(2)
+    try:
+        suite_obj = get_suite(suite)
+        level_list = tuple(f"L{int(EvidenceLevel.parse(x))}" for x in levels.split(",") if x.strip())
+    except (KeyError, ValueError) as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    options = {}
+    if agent == "llm":
+        if not model or not base_url:
+            console.print("[red]error:[/red] --agent llm needs --model and --base-url")
+            raise typer.Exit(2)
+        options = {"model": model, "base_url": base_url, "api_key_env": api_key_env, "temperature": temperature,
+                   "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "timeout_s": request_timeout,
+                   "max_retries": retries, "structured": not no_structured,
+                   "cache_dir": str(cache_dir.resolve()) if cache_dir else None}
+    if bench is None:
+        bench = out / "bench"
+        if not (bench / "episodes.jsonl").exists():
+            if suite != "gait":
+                console.print(f"[red]error:[/red] pass --bench for suite {suite!r}")
+                raise typer.Exit(2)
+            from simreflect.suites.gait.build import build_benchmark
+
+            with console.status(f"building the {suite} benchmark (seed {seed}) into {bench}"):
+                build_benchmark(bench, seed=seed, gifs=False)
+    config = RunConfig(suite=suite, bench=str(bench.resolve()), agent=agent, levels=level_list,
+                       rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options)
+    counts = {"solved": 0, "failed": 0, "infra": 0}
+    try:
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("{task.fields[stats]}"), console=console) as bar:
+            task_id = bar.add_task(f"{suite} x {agent}", total=None, stats="")
+
+            def progress(outcome, done, total):
+                key = "infra" if outcome.status != "finished" else ("solved" if outcome.solved else "failed")
+                counts[key] += 1
+                bar.update(task_id, completed=done, total=total,
+                           stats=f"solved {counts['solved']}  failed {counts['failed']}  infra errors {counts['infra']}")
+
+            run(out, config, workers=workers, progress=progress)
+    except StoreError as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(write_report(out), markup=False, highlight=False)
+    if counts["infra"]:
+        console.print(f"[yellow]{counts['infra']} episode(s) stopped on infrastructure errors; run the same command "
+                      "again to retry them.[/yellow]")
+
+
+@app.command("report")
+def report_cmd(run_dir: Path = typer.Argument(..., help="A run directory.")) -> None:
+    """Re-derive and print a run's summary from its attempt records."""
+    from simreflect.run.report import write_report
+    from simreflect.run.store import StoreError
+
+    try:
+        console.print(write_report(run_dir), markup=False, highlight=False)
+    except StoreError as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+
+
+@app.command("rescore")
+def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory.")) -> None:
+    """Re-run every recorded program, re-verify, and report any verdict that differs (exit 1 if any)."""
+    from simreflect.run.report import rescore
+
+    with console.status("re-running every recorded program"):
+        diffs = rescore(run_dir)
+    for d in diffs:
+        console.print(d, markup=False)
+    console.print(f"{len(diffs)} difference(s)")
+    raise typer.Exit(1 if diffs else 0)
 
 
 if __name__ == "__main__":

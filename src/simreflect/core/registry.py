@@ -1,7 +1,7 @@
 """The suite registry: suites register themselves; core never names one.
 
-Suites are found through the `simreflect.suites` entry-point group (so a third-party package can
-add one) and through explicit `register_suite` calls.
+Suites are found through the `simreflect.suites` entry-point group, each entry naming a Suite
+class (so a third-party package can add one) and through explicit `register_suite` calls.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def register_suite(name: str, factory: Callable[[], Suite]) -> None:
 
 def _discover() -> None:
     for ep in entry_points(group="simreflect.suites"):
-        _factories.setdefault(ep.name, ep.load)
+        _factories.setdefault(ep.name, lambda ep=ep: ep.load()())
 
 
 def suite_names() -> list[str]:

@@ -19,6 +19,8 @@ class Suite(ABC):
     name: str = ""
     #: Rounds (or verified attempts) an agent gets per task unless a run says otherwise.
     default_budget: int = 1
+    #: The order in which summary tables list the subsets of `subsets()`.
+    subset_order: tuple[str, ...] = ()
 
     @abstractmethod
     def load_tasks(self, root: Path) -> list[Task]:
@@ -52,3 +54,10 @@ class Suite(ABC):
     def interface_notes(self, level: EvidenceLevel) -> str:
         """The documentation of the program interface, shown to the agent at every level."""
 
+    def subsets(self, task: Task) -> list[str]:
+        """Labels of the reporting subsets a task belongs to (e.g. 'contains leak', '2 defects')."""
+        return []
+
+    def baseline_agent(self):
+        """The suite's honest non-model repair baseline, if it has one (an object with `act`)."""
+        return None

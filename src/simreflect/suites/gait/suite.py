@@ -52,6 +52,7 @@ def load_episode(episode_dir: Path) -> Task:
 class GaitSuite(Suite):
     name = "gait"
     default_budget = 3
+    subset_order = ("contains leak", "contains balance", "contains knee", "1 defect", "2 defects", "3 defects")
 
     def load_tasks(self, root: Path) -> list[Task]:
         root = Path(root)
@@ -90,3 +91,13 @@ class GaitSuite(Suite):
 
     def interface_notes(self, level: EvidenceLevel) -> str:
         return notes.interface_notes(level)
+
+    def subsets(self, task: Task) -> list[str]:
+        kinds = task.hidden["kinds"]
+        n = len(kinds)
+        return [f"contains {k}" for k in ("leak", "balance", "knee") if k in kinds] + [f"{n} defect{'s' if n > 1 else ''}"]
+
+    def baseline_agent(self):
+        from simreflect.suites.gait.baseline import CycleRestoreBaseline
+
+        return CycleRestoreBaseline()

@@ -1,0 +1,1 @@
+"""Agents: whatever turns an observation into a program (model-backed or baseline)."""

@@ -1,0 +1,191 @@
+"""An agent backed by any OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp, hosted).
+
+- Structured output: asks for JSON matching {diagnosis, script} through `response_format`
+  (json_schema); a server that rejects the field is asked again without it, and the program is then
+  read from a fenced code block.
+- Retries with exponential backoff (honouring Retry-After) on 429, 5xx, timeouts and connection
+  errors; when they are spent the agent raises InfrastructureError, which is never scored.
+- Records token usage and latency per call; an optional on-disk cache keyed by the full request
+  makes re-runs free and reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from simreflect.agents.base import Action, InfrastructureError, Observation, Usage
+from simreflect.agents.parse import ANSWER_SCHEMA, parse_answer
+
+API_KEY_ENV = "SIMREFLECT_API_KEY"
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    model: str
+    base_url: str
+    api_key_env: str = API_KEY_ENV
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    timeout_s: float = 300.0
+    max_retries: int = 5
+    backoff_s: float = 2.0
+    max_backoff_s: float = 60.0
+    structured: bool = True
+    cache_dir: Path | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The settings a run records (never the key)."""
+        return {"model": self.model, "base_url": self.base_url, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "reasoning_effort": self.reasoning_effort,
+                "timeout_s": self.timeout_s, "max_retries": self.max_retries, "structured": self.structured}
+
+
+class LLMAgent:
+    name = "llm"
+
+    def __init__(self, config: LLMConfig, client: httpx.Client | None = None):
+        self.config = config
+        self._client = client or httpx.Client(timeout=httpx.Timeout(config.timeout_s, connect=min(10.0, config.timeout_s)))
+        self._structured = config.structured
+
+    # ----- public ------------------------------------------------------------------------------
+    def act(self, observation: Observation) -> Action:
+        text, usage = self.complete(list(observation.messages))
+        parsed = parse_answer(text)
+        return Action(program=parsed.program, diagnosis=parsed.diagnosis, raw=text, usage=usage, error=parsed.error)
+
+    def complete(self, messages: list[dict[str, str]]) -> tuple[str, Usage]:
+        body = self._body(messages, structured=self._structured)
+        cached = self._cache_get(body)
+        if cached is not None:
+            return cached["text"], Usage(cached["prompt_tokens"], cached["completion_tokens"], 0, 0.0, True)
+        start = time.monotonic()
+        data, calls = self._post_with_retries(body)
+        if data is None:  # the server refused structured output: ask again in plain text
+            self._structured = False
+            body = self._body(messages, structured=False)
+            cached = self._cache_get(body)
+            if cached is not None:
+                return cached["text"], Usage(cached["prompt_tokens"], cached["completion_tokens"], calls, 0.0, True)
+            data, more = self._post_with_retries(body)
+            calls += more
+            if data is None:
+                raise InfrastructureError("the endpoint rejected the request without response_format too")
+        text = _content(data)
+        usage_raw = data.get("usage") or {}
+        usage = Usage(int(usage_raw.get("prompt_tokens") or 0), int(usage_raw.get("completion_tokens") or 0), calls,
+                      time.monotonic() - start)
+        self._cache_put(body, {"text": text, "prompt_tokens": usage.prompt_tokens,
+                               "completion_tokens": usage.completion_tokens})
+        return text, usage
+
+    # ----- internals ---------------------------------------------------------------------------
+    def _body(self, messages: list[dict[str, str]], structured: bool) -> dict[str, Any]:
+        c = self.config
+        body: dict[str, Any] = {"model": c.model, "messages": messages}
+        if c.temperature is not None:
+            body["temperature"] = c.temperature
+        if c.max_tokens is not None:
+            body["max_tokens"] = c.max_tokens
+        if c.reasoning_effort:
+            body["reasoning_effort"] = c.reasoning_effort
+        if structured:
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": "fix", "schema": ANSWER_SCHEMA, "strict": True}}
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        key = os.environ.get(self.config.api_key_env, "")
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _post_with_retries(self, body: dict[str, Any]) -> tuple[dict[str, Any] | None, int]:
+        """POST until success. Returns (None, calls) if the server rejected response_format."""
+        url = self.config.base_url.rstrip("/") + "/chat/completions"
+        last = ""
+        for attempt in range(self.config.max_retries + 1):
+            if attempt:
+                time.sleep(self._delay(attempt, last))
+            try:
+                resp = self._client.post(url, json=body, headers=self._headers())
+            except httpx.TimeoutException:
+                last = f"timed out after {self.config.timeout_s:g} s"
+                continue
+            except httpx.HTTPError as e:
+                last = f"{type(e).__name__}: {e}"
+                continue
+            if resp.status_code == 200:
+                try:
+                    data = resp.json()
+                    _content(data)
+                    return data, attempt + 1
+                except (ValueError, KeyError, IndexError, TypeError) as e:
+                    last = f"malformed response body: {e}"
+                    continue
+            if resp.status_code in RETRY_STATUS:
+                last = f"HTTP {resp.status_code}"
+                self._retry_after = resp.headers.get("retry-after")
+                continue
+            if resp.status_code in (400, 422) and "response_format" in body and _mentions_format(resp.text):
+                return None, attempt + 1
+            raise InfrastructureError(f"HTTP {resp.status_code} from {url}: {resp.text[:300]}")
+        raise InfrastructureError(f"no answer after {self.config.max_retries + 1} tries: {last}")
+
+    _retry_after: str | None = None
+
+    def _delay(self, attempt: int, last: str) -> float:
+        delay = min(self.config.backoff_s * 2 ** (attempt - 1), self.config.max_backoff_s)
+        if self._retry_after:
+            try:
+                delay = max(delay, min(float(self._retry_after), self.config.max_backoff_s))
+            except ValueError:
+                pass
+            self._retry_after = None
+        return delay
+
+    def _cache_path(self, body: dict[str, Any]) -> Path | None:
+        if self.config.cache_dir is None:
+            return None
+        key = json.dumps({"base_url": self.config.base_url, "body": body}, sort_keys=True)
+        return Path(self.config.cache_dir) / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+
+    def _cache_get(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        path = self._cache_path(body)
+        if path is None or not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            return None  # a damaged cache entry is ignored and rewritten
+
+    def _cache_put(self, body: dict[str, Any], value: dict[str, Any]) -> None:
+        path = self._cache_path(body)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(value))
+        os.replace(tmp, path)
+
+
+def _content(data: dict[str, Any]) -> str:
+    content = data["choices"][0]["message"].get("content")
+    if content is None:
+        return ""
+    if isinstance(content, list):  # some servers return content parts
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content)
+
+
+def _mentions_format(text: str) -> bool:
+    t = text.lower()
+    return "response_format" in t or "json_schema" in t or "structured" in t

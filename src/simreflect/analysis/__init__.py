@@ -1,0 +1,1 @@
+"""Turning records into results: per-episode rows, summary tables, bootstrap intervals."""

@@ -1,0 +1,44 @@
+"""One row per episode x level, derived from a run's attempt records (the runs.jsonl rows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simreflect.core.suite import Suite
+from simreflect.run.store import EpisodeLog
+
+
+def episode_row(suite: Suite, task, level: str, log: EpisodeLog) -> dict[str, Any]:
+    rounds = log.rounds
+    scripts = [r for r in rounds if r.get("program") is not None]
+    crashed = [r for r in scripts if r["program"]["status"] != "ok"]
+    solved_round = next((r["round"] for r in rounds if r.get("passed")), None)
+    return {
+        "task": task.id,
+        "level": level,
+        "finished": log.end is not None,
+        "solved": solved_round is not None,
+        "solved_round": solved_round,
+        "rounds_used": len(rounds),
+        "scripts": len(scripts),
+        "crashes": len(crashed),
+        "no_program": sum(1 for r in rounds if r.get("program") is None),
+        "tokens": sum(int(r.get("usage", {}).get("total_tokens", 0)) for r in rounds),
+        "infra_errors": [e["error"] for e in log.infra_errors],
+        "subsets": suite.subsets(task),
+        "rounds": [
+            {
+                "round": r["round"],
+                "prompt": r["prompt"],
+                "diagnosis": r.get("diagnosis", ""),
+                "script": r.get("script"),
+                "error": r.get("error") or (None if r.get("program") is None or r["program"]["status"] == "ok"
+                                            else f"{r['program']['status']}: {r['program']['reason']}"),
+                "output_tail": (r.get("program") or {}).get("output_tail", ""),
+                "errors_before": r.get("errors_before", []),
+                "errors_after": r.get("errors_after", []),
+                "usage": r.get("usage", {}),
+            }
+            for r in rounds
+        ],
+    }

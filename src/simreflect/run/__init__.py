@@ -1,0 +1,1 @@
+"""Running agents on tasks: the episode loop, the append-only store, the parallel runner."""

@@ -1,0 +1,167 @@
+"""The episode loop, the same for every suite.
+
+observation (instruction + interface notes + verifier report at an evidence level) -> agent ->
+program -> run in its own process -> verify -> record -> next round or stop.
+
+Rounds build on each other: each round's program runs on a copy of the workspace as the last
+accepted round left it; a program that fails, or leaves an artefact the verifier cannot accept,
+changes nothing. Every round is written to the store before the next one starts, so a killed run
+resumes exactly where it stopped (a round in flight when the run died is done again).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simreflect.agents.base import Action, Agent, InfrastructureError, Observation
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.suite import Suite
+from simreflect.core.task import Task
+from simreflect.core.verdict import Verdict
+from simreflect.run.store import EpisodeLog, RunStore
+
+ANSWER_FORMAT = """\
+## Answer format
+Answer with one JSON object: {"diagnosis": "<what is wrong and what your script changes>",
+"script": "<the complete Python script>"}. If you cannot produce JSON, put the script in a single
+```python fenced block.
+"""
+
+
+@dataclass(frozen=True)
+class EpisodeOutcome:
+    task: str
+    level: str
+    status: str  # "finished" or "infra_error"
+    solved: bool
+    rounds: int
+
+
+def system_prompt(suite: Suite, task: Task, level: EvidenceLevel) -> str:
+    return "\n".join([suite.instruction(task), suite.interface_notes(level), ANSWER_FORMAT])
+
+
+def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, report: str) -> str:
+    """The user message of a round: what happened to the last program, then the current report."""
+    parts = []
+    if record is not None:
+        prog = record.get("program") or {}
+        if record.get("error"):
+            parts.append(f"Your previous answer was not used: {record['error']}.")
+        elif prog.get("status") != "ok":
+            tail = (prog.get("output_tail") or "").strip()
+            parts.append(f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); the rig is "
+                         "unchanged." + (f" Its output ended with:\n{tail}" if tail else ""))
+        elif record.get("rejected"):
+            parts.append("Your previous script ran, but the verifier could not accept what it left; the rig is unchanged.")
+        else:
+            parts.append("Your previous script ran; the verifier re-ran the test on the edited rig.")
+    parts.append(f"Round {round_no} of {budget}.")
+    parts.append(report)
+    return "\n\n".join(parts)
+
+
+def _workspace_for(run_dir: Path, task: Task, level: str) -> Path:
+    return run_dir / "work" / f"{task.id}-{level}"
+
+
+def _state_dir(suite: Suite, task: Task, base: Path, log: EpisodeLog) -> Path:
+    """The workspace as the last accepted round left it (the pristine one when none was accepted)."""
+    accepted = [r["round"] for r in log.rounds if r.get("accepted")]
+    if accepted:
+        path = base / f"round{max(accepted)}"
+        if path.is_dir():
+            return path
+        raise RuntimeError(f"workspace of accepted round {max(accepted)} of {task.id} is missing in {base}")
+    pristine = base / "round0"
+    if not pristine.is_dir():
+        tmp = base / "round0.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        suite.prepare_workspace(task, tmp)
+        tmp.rename(pristine)
+    return pristine
+
+
+def run_episode(
+    suite: Suite,
+    agent: Agent,
+    task: Task,
+    level: EvidenceLevel,
+    budget: int,
+    store: RunStore,
+    log: EpisodeLog,
+    timeout_s: float = 60.0,
+) -> EpisodeOutcome:
+    level_name = f"L{int(level)}"
+    base = _workspace_for(store.dir, task, level_name)
+    base.mkdir(parents=True, exist_ok=True)
+    system = system_prompt(suite, task, level)
+    state = _state_dir(suite, task, base, log)
+    verdict = suite.verify(task, state)
+    history: list[dict[str, str]] = []
+    for rec in log.rounds:  # rebuild the chat the agent saw, from the records
+        history += [{"role": "user", "content": rec["prompt"][-1]["content"]},
+                    {"role": "assistant", "content": rec.get("answer", "")}]
+    if verdict.passed and log.rounds:
+        return _finish(store, task, level_name, log, solved=True)
+
+    for round_no in range(len(log.rounds) + 1, budget + 1):
+        last = log.rounds[-1] if log.rounds else None
+        user = round_feedback(round_no, budget, last, suite.observe(task, verdict, level))
+        messages = ({"role": "system", "content": system}, *history, {"role": "user", "content": user})
+        obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict)
+        t0 = time.monotonic()
+        try:
+            action = agent.act(obs)
+        except InfrastructureError as e:
+            store.append({"type": "infra_error", "task": task.id, "level": level_name, "round": round_no,
+                          "error": str(e), "seconds": round(time.monotonic() - t0, 3)})
+            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds))
+        act_s = time.monotonic() - t0
+        record, new_state, verdict = _play_round(suite, task, base, state, verdict, action, round_no, timeout_s)
+        record.update({"task": task.id, "level": level_name, "prompt": list(messages), "answer": action.raw,
+                       "diagnosis": action.diagnosis, "usage": action.usage.to_dict(),
+                       "agent_seconds": round(act_s, 3)})
+        store.append(record)
+        log.rounds.append(record)
+        history += [{"role": "user", "content": user}, {"role": "assistant", "content": action.raw}]
+        state = new_state
+        if verdict.passed:
+            break
+    return _finish(store, task, level_name, log, solved=verdict.passed)
+
+
+def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdict, action: Action,
+                round_no: int, timeout_s: float) -> tuple[dict[str, Any], Path, Verdict]:
+    record: dict[str, Any] = {"type": "round", "round": round_no, "script": action.program, "error": action.error,
+                              "errors_before": before.errors, "program": None, "accepted": False, "rejected": False}
+    if action.program is None:
+        record.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
+        record["error"] = action.error or "no program in the answer"
+        return record, state, before
+    work = base / f"round{round_no}"
+    shutil.rmtree(work, ignore_errors=True)  # a round cut short by a kill starts over
+    shutil.copytree(state, work)
+    t0 = time.monotonic()
+    result = suite.run_program(task, action.program, work, timeout_s)
+    record["program"] = result.to_dict()
+    if not result.ok:
+        record.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
+        return record, state, before
+    verdict = suite.verify(task, work)
+    record["verify_seconds"] = round(time.monotonic() - t0 - result.seconds, 4)
+    if verdict.invalid:
+        record.update(rejected=True, errors_after=verdict.errors, passed=False, verdict=verdict.to_dict())
+        return record, state, before
+    record.update(accepted=True, errors_after=verdict.errors, passed=verdict.passed, verdict=verdict.to_dict())
+    return record, work, verdict
+
+
+def _finish(store: RunStore, task: Task, level: str, log: EpisodeLog, solved: bool) -> EpisodeOutcome:
+    store.append({"type": "end", "task": task.id, "level": level, "solved": solved, "rounds": len(log.rounds)})
+    shutil.rmtree(_workspace_for(store.dir, task, level), ignore_errors=True)
+    return EpisodeOutcome(task.id, level, "finished", solved, len(log.rounds))

@@ -1,0 +1,81 @@
+"""Writing a run's derived files (runs.jsonl, summary.md, summary.json) and re-scoring its records."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from simreflect.analysis.rows import episode_row
+from simreflect.analysis.summary import summarize, summary_markdown
+from simreflect.core.registry import get_suite
+from simreflect.run.runner import RunConfig, _tasks
+from simreflect.run.store import EpisodeLog, RunStore, episode_key
+
+
+def rows_of(run_dir: Path) -> tuple[RunConfig, list[dict[str, Any]]]:
+    store = RunStore(run_dir)
+    config = RunConfig.from_dict(store.config())
+    suite = get_suite(config.suite)
+    logs = store.episodes()
+    rows = []
+    for level in config.levels:
+        for task in _tasks(config.suite, config.bench).values():
+            log = logs.get(episode_key(task.id, level))
+            if log is not None:
+                rows.append(episode_row(suite, task, level, log))
+    return config, rows
+
+
+def write_report(run_dir: Path) -> str:
+    """Derive runs.jsonl and the summary from the attempt log. Returns the summary as markdown."""
+    run_dir = Path(run_dir)
+    config, rows = rows_of(run_dir)
+    (run_dir / "runs.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    summary = summarize(rows, list(config.levels), config.rounds, get_suite(config.suite).subset_order)
+    _, damaged = RunStore(run_dir).records()
+    summary["damaged_records"] = damaged
+    summary["agent"] = config.agent
+    (run_dir / "summary.json").write_text(json.dumps(summary, sort_keys=True, indent=1))
+    title = f"{config.suite}: agent {config.agent}, up to {config.rounds} rounds"
+    md = summary_markdown(summary, title)
+    if damaged:
+        md += "\nDamaged records in the attempt log (ignored): " + "; ".join(damaged) + "\n"
+    (run_dir / "summary.md").write_text(md)
+    return md
+
+
+def rescore(run_dir: Path) -> list[str]:
+    """Re-run every recorded program on a fresh workspace and re-verify; list every verdict that differs."""
+    store = RunStore(run_dir)
+    config = RunConfig.from_dict(store.config())
+    suite = get_suite(config.suite)
+    tasks = _tasks(config.suite, config.bench)
+    differences = []
+    for key, log in sorted(store.episodes().items()):
+        task = tasks[key.split("/")[0]]
+        with tempfile.TemporaryDirectory(prefix="simreflect-rescore-") as tmp:
+            state = Path(tmp) / "round0"
+            suite.prepare_workspace(task, state)
+            current = suite.verify(task, state).errors
+            for rec in log.rounds:
+                if rec.get("script") is None:
+                    continue
+                work = Path(tmp) / f"round{rec['round']}"
+                shutil.copytree(state, work)
+                result = suite.run_program(task, rec["script"], work, config.timeout_s)
+                if result.ok:
+                    verdict = suite.verify(task, work)
+                    accepted = not verdict.invalid
+                    errors = verdict.errors
+                else:
+                    accepted = False
+                    errors = current
+                if accepted != rec.get("accepted") or errors != rec.get("errors_after"):
+                    differences.append(f"{key} round {rec['round']}: recorded errors {rec.get('errors_after')} "
+                                       f"(accepted={rec.get('accepted')}), now {errors} (accepted={accepted})")
+                if accepted:
+                    state, current = work, errors
+    return differences

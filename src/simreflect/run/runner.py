@@ -1,0 +1,93 @@
+"""Running an agent over a benchmark's tasks x evidence levels, in parallel, resumably."""
+
+from __future__ import annotations
+
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.registry import get_suite
+from simreflect.run.agents import make_agent
+from simreflect.run.episode import EpisodeOutcome, run_episode
+from simreflect.run.store import EpisodeLog, RunStore, episode_key
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    suite: str
+    bench: str
+    agent: str
+    levels: tuple[str, ...] = ("L1", "L2", "L3")
+    rounds: int = 3
+    timeout_s: float = 60.0
+    agent_options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"suite": self.suite, "bench": self.bench, "agent": self.agent, "levels": list(self.levels),
+                "rounds": self.rounds, "timeout_s": self.timeout_s, "agent_options": self.agent_options}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunConfig:
+        return cls(d["suite"], d["bench"], d["agent"], tuple(d["levels"]), int(d["rounds"]), float(d["timeout_s"]),
+                   dict(d.get("agent_options", {})))
+
+
+_tasks_cache: dict[str, dict[str, Any]] = {}
+
+
+def _tasks(suite_name: str, bench: str) -> dict[str, Any]:
+    key = f"{suite_name}:{bench}"
+    if key not in _tasks_cache:
+        _tasks_cache[key] = {t.id: t for t in get_suite(suite_name).load_tasks(Path(bench))}
+    return _tasks_cache[key]
+
+
+def _run_one(run_dir: str, cfg: dict[str, Any], task_id: str, level: str) -> EpisodeOutcome:
+    config = RunConfig.from_dict(cfg)
+    suite = get_suite(config.suite)
+    task = _tasks(config.suite, config.bench)[task_id]
+    agent = make_agent(config.agent, suite, config.agent_options)
+    store = RunStore(Path(run_dir))
+    log = store.episodes().get(episode_key(task_id, level), EpisodeLog())
+    return run_episode(suite, agent, task, EvidenceLevel.parse(level), config.rounds, store, log, config.timeout_s)
+
+
+def pending(store: RunStore, config: RunConfig) -> list[tuple[str, str]]:
+    """(task, level) pairs not finished yet, in canonical order (level, then task)."""
+    logs = store.episodes()
+    out = []
+    for level in config.levels:
+        for task_id in _tasks(config.suite, config.bench):
+            log = logs.get(episode_key(task_id, level))
+            if log is None or log.end is None:
+                out.append((task_id, level))
+    return out
+
+
+def run(run_dir: Path, config: RunConfig, workers: int = 1,
+        progress: Callable[[EpisodeOutcome, int, int], None] | None = None) -> list[EpisodeOutcome]:
+    """Run (or resume) every pending episode. Returns the outcomes of this invocation."""
+    store = RunStore(run_dir)
+    store.open(config.to_dict())
+    todo = pending(store, config)
+    total = len(_tasks(config.suite, config.bench)) * len(config.levels)
+    done_before = total - len(todo)
+    outcomes: list[EpisodeOutcome] = []
+    cfg = config.to_dict()
+    if workers <= 1:
+        for task_id, level in todo:
+            outcomes.append(_run_one(str(run_dir), cfg, task_id, level))
+            if progress:
+                progress(outcomes[-1], done_before + len(outcomes), total)
+        return outcomes
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv) for t, lv in todo}
+        while futures:
+            finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                outcomes.append(fut.result())
+                if progress:
+                    progress(outcomes[-1], done_before + len(outcomes), total)
+    return outcomes
