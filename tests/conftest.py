@@ -13,3 +13,19 @@ def gait_bench(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("gait") / "bench"
     build_benchmark(out, seed=0, episodes=30, gifs=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def small_bench(tmp_path_factory) -> Path:
+    """A 3-episode gait benchmark (one of each defect kind count)."""
+    out = tmp_path_factory.mktemp("gait-small") / "bench"
+    build_benchmark(out, seed=5, episodes=3, gifs=False, workers=1)
+    return out
+
+
+@pytest.fixture(scope="session")
+def one_bench(tmp_path_factory) -> Path:
+    """A 1-episode gait benchmark."""
+    out = tmp_path_factory.mktemp("gait-one") / "bench"
+    build_benchmark(out, seed=6, episodes=1, gifs=False, workers=1)
+    return out

@@ -1,0 +1,124 @@
+"""Every suite as a Gymnasium environment, for RL.
+
+reset(seed) picks a task (or `options={"task": id}`) and returns the first observation: the same
+text the repair loop shows an agent (system prompt, then the verifier report at the evidence level).
+step(program) runs the program on the current workspace in its own process, verifies, and returns
+(observation, reward, terminated, truncated, info): terminated when the artefact passes, truncated
+when the budget of rounds is spent. Actions and observations are text; the character set admits
+any program.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.registry import get_suite
+from simreflect.run.episode import round_feedback, system_prompt
+
+MAX_TEXT = 400_000
+#: Every Unicode character of the Basic Multilingual Plane except surrogates: any program fits.
+CHARSET = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF)
+
+
+class RepairEnv(gym.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(self, suite: str = "gait", bench: str | Path | None = None, level: str = "L2",
+                 budget: int | None = None, timeout_s: float = 60.0, bench_seed: int = 0):
+        self.suite = get_suite(suite)
+        self.bench = Path(bench) if bench is not None else default_bench(suite, bench_seed)
+        self.tasks = self.suite.load_tasks(self.bench)
+        self.level = EvidenceLevel.parse(level)
+        self.budget = budget or self.suite.default_budget
+        self.timeout_s = timeout_s
+        self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self.action_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._task = None
+        self._state: Path | None = None
+        self._round = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        if "task" in options:
+            matches = [t for t in self.tasks if t.id == options["task"]]
+            if not matches:
+                raise ValueError(f"no task {options['task']!r} in {self.bench}")
+            self._task = matches[0]
+        else:
+            self._task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        self._cleanup()
+        self._tmp = tempfile.TemporaryDirectory(prefix="simreflect-env-")
+        self._state = Path(self._tmp.name) / "round0"
+        self.suite.prepare_workspace(self._task, self._state)
+        self._verdict = self.suite.verify(self._task, self._state)
+        self._round = 0
+        self._system = system_prompt(self.suite, self._task, self.level)
+        report = self.suite.observe(self._task, self._verdict, self.level)
+        obs = self._system + "\n\n" + round_feedback(1, self.budget, None, report)
+        return obs, self._info(None)
+
+    def step(self, action: str):
+        if self._task is None or self._state is None:
+            raise RuntimeError("call reset() before step()")
+        if self._round >= self.budget or self._verdict.passed:
+            raise RuntimeError("the episode is over; call reset()")
+        self._round += 1
+        work = self._state.parent / f"round{self._round}"
+        shutil.copytree(self._state, work)
+        result = self.suite.run_program(self._task, str(action), work, self.timeout_s)
+        record: dict[str, Any] = {"program": result.to_dict(), "error": "", "rejected": False}
+        if result.ok:
+            verdict = self.suite.verify(self._task, work)
+            if verdict.invalid:
+                record["rejected"] = True
+            else:
+                self._state, self._verdict = work, verdict
+        terminated = self._verdict.passed
+        truncated = not terminated and self._round >= self.budget
+        reward = float(self._verdict.reward)
+        report = self.suite.observe(self._task, self._verdict, self.level)
+        obs = round_feedback(self._round + 1, self.budget, record, report)
+        return obs, reward, terminated, truncated, self._info(result)
+
+    def _info(self, result) -> dict[str, Any]:
+        return {"task": self._task.id, "round": self._round, "budget": self.budget, "level": f"L{int(self.level)}",
+                "errors": self._verdict.errors, "passed": self._verdict.passed, "score": self._verdict.score,
+                # wall time is left out so that the same seed and action give the same info
+                "program": None if result is None else {k: v for k, v in result.to_dict().items() if k != "seconds"}}
+
+    def _cleanup(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def close(self) -> None:
+        self._cleanup()
+
+
+def default_bench(suite: str, seed: int = 0) -> Path:
+    """A benchmark built once into the user's cache directory (gait builds itself in seconds)."""
+    import os
+
+    root = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect"))
+    path = root / f"{suite}-seed{seed}"
+    if not (path / "episodes.jsonl").exists():
+        if suite != "gait":
+            raise FileNotFoundError(f"pass bench= for suite {suite!r}")
+        from simreflect.suites.gait.build import build_benchmark
+
+        tmp = root / f".{suite}-seed{seed}.building-{os.getpid()}"
+        build_benchmark(tmp, seed=seed, gifs=False, workers=1)
+        try:
+            tmp.rename(path)
+        except OSError:  # another process finished first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return path

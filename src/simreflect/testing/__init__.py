@@ -1,0 +1,1 @@
+"""Test infrastructure that ships with the package (used by our tests and by users' own)."""
