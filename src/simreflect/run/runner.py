@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,13 +82,27 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
             outcomes.append(_run_one(str(run_dir), cfg, task_id, level))
             if progress:
                 progress(outcomes[-1], done_before + len(outcomes), total)
-        return outcomes
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv) for t, lv in todo}
-        while futures:
-            finished, futures = wait(futures, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                outcomes.append(fut.result())
-                if progress:
-                    progress(outcomes[-1], done_before + len(outcomes), total)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv) for t, lv in todo}
+            while futures:
+                finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    outcomes.append(fut.result())
+                    if progress:
+                        progress(outcomes[-1], done_before + len(outcomes), total)
+    _remove_finished_workspaces(store)
     return outcomes
+
+
+def _remove_finished_workspaces(store: RunStore) -> None:
+    """Workspaces of episodes that ended (a kill can strike between the end record and the cleanup)."""
+    work = store.dir / "work"
+    if not work.is_dir():
+        return
+    ended = {key.replace("/", "-") for key, log in store.episodes().items() if log.end is not None}
+    for path in work.iterdir():
+        if path.name in ended:
+            shutil.rmtree(path, ignore_errors=True)
+    if not any(work.iterdir()):
+        work.rmdir()
