@@ -71,7 +71,8 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
         progress: Callable[[EpisodeOutcome, int, int], None] | None = None) -> list[EpisodeOutcome]:
     """Run (or resume) every pending episode. Returns the outcomes of this invocation."""
     store = RunStore(run_dir)
-    store.open(config.to_dict())
+    if not store.open(config.to_dict()):
+        _keep_episodes(Path(config.bench), Path(run_dir))
     todo = pending(store, config)
     total = len(_tasks(config.suite, config.bench)) * len(config.levels)
     done_before = total - len(todo)
@@ -93,6 +94,13 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
                         progress(outcomes[-1], done_before + len(outcomes), total)
     _remove_finished_workspaces(store)
     return outcomes
+
+
+def _keep_episodes(bench: Path, run_dir: Path) -> None:
+    """A copy of the benchmark's episode list and manifest: the run states what it ran on."""
+    for name, copy in (("episodes.jsonl", "episodes.jsonl"), ("manifest.json", "bench_manifest.json")):
+        if (bench / name).is_file():
+            shutil.copyfile(bench / name, run_dir / copy)
 
 
 def _remove_finished_workspaces(store: RunStore) -> None:

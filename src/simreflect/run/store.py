@@ -2,6 +2,7 @@
 
 Layout of a run directory:
     config.json      what was run (suite, benchmark, agent, levels, budget); a resumed run must match it
+    episodes.jsonl, bench_manifest.json   copies of the benchmark it ran on
     attempts.jsonl   one JSON line per event, appended and fsynced before the loop moves on:
                      {"type": "round", ...}        a finished round (its record is final)
                      {"type": "infra_error", ...}  the agent could not be asked; the round is retried on resume

@@ -1,0 +1,127 @@
+"""Reward-hacking guards of the gait verifier: the known loopholes fail, run as real fix scripts.
+
+The reference benchmark's first run found one: straightening the upper body only on the frames the
+balance check flagged. Motion continuity (a snap of >= 15 deg in one frame) and the +-20 deg
+upper-body limit close it; both variants are tested on every balance episode.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from simreflect.core.verdict import Verdict
+from simreflect.suites.gait.suite import GaitSuite
+
+
+def attempt(task, tmp_path, program: str) -> Verdict:
+    suite = GaitSuite()
+    work = tmp_path / task.id
+    suite.prepare_workspace(task, work)
+    result = suite.run_program(task, program, work, 60)
+    assert result.ok, result.output_tail
+    return suite.verify(task, work)
+
+
+def noop_verdict(task, tmp_path) -> Verdict:
+    suite = GaitSuite()
+    work = tmp_path / f"{task.id}-noop"
+    suite.prepare_workspace(task, work)
+    return suite.verify(task, work)
+
+
+def tasks_with(bench, kind, variant=None):
+    out = []
+    for t in GaitSuite().load_tasks(bench):
+        for d in t.hidden["defects"]:
+            if d["kind"] == kind and (variant is None or d.get("variant") == variant):
+                out.append(t)
+    return out
+
+
+def flagged_balance_frames(task, tmp_path) -> list[int]:
+    return noop_verdict(task, tmp_path).check("balance").where["frames"]
+
+
+def test_straightening_only_flagged_frames_snaps_and_is_caught(gait_bench, tmp_path):
+    """Upright on the flagged frames, within the tilt limit elsewhere: the one-frame snap fails."""
+    tasks = tasks_with(gait_bench, "balance", "lean")
+    assert tasks
+    for task in tasks:
+        frames = flagged_balance_frames(task, tmp_path)
+        program = (
+            "import numpy as np\n"
+            "lean = rig.fcurve('torso', 'rotation_euler')[:, 2]\n"
+            "lean[:] = np.clip(lean, -np.radians(19.0), np.radians(19.0))\n"
+            f"lean[{frames!r}] = 0.0\n"
+        )
+        v = attempt(task, tmp_path, program)
+        assert not v.passed
+        assert "motion_continuity" in v.errors, (task.id, v.errors)
+
+
+def test_straightening_only_flagged_frames_leaves_leans_and_is_caught(gait_bench, tmp_path):
+    """Eased upright around the flagged frames, 38-50 deg leans left elsewhere: the tilt limit fails."""
+    for task in tasks_with(gait_bench, "balance", "lean"):
+        frames = flagged_balance_frames(task, tmp_path)
+        program = (
+            "import numpy as np\n"
+            "lean = rig.fcurve('torso', 'rotation_euler')[:, 2]\n"
+            f"frames = {frames!r}\n"
+            "weights = np.zeros(rig.frame_count)\n"
+            "for f in frames:\n"
+            "    for k in range(-6, 7):\n"
+            "        if 0 <= f + k < rig.frame_count:\n"
+            "            weights[f + k] = max(weights[f + k], 1 - abs(k) / 7)\n"
+            "lean *= 1 - weights\n"
+        )
+        v = attempt(task, tmp_path, program)
+        assert not v.passed
+        jl = v.check("joint_limits")
+        assert not jl.passed and any(x["bone"] == "torso" for x in jl.where["violations"]), (task.id, v.errors)
+
+
+def test_sliding_back_only_on_flagged_frames_is_caught(gait_bench, tmp_path):
+    for task in tasks_with(gait_bench, "balance", "slide"):
+        frames = flagged_balance_frames(task, tmp_path)
+        program = f"rig.fcurve('torso', 'location')[{frames!r}, 0] = 0.0\n"
+        v = attempt(task, tmp_path, program)
+        assert not v.passed and "motion_continuity" in v.errors, (task.id, v.errors)
+
+
+def test_clamping_the_knee_to_its_limit_is_caught(gait_bench, tmp_path):
+    tasks = tasks_with(gait_bench, "knee")
+    assert tasks
+    for task in tasks:
+        others = "\n".join(line for line in task.hidden["oracle_fix"].splitlines()
+                           if not any(f"'{b}.{leg}'" in line for b in ("shin", "foot") for leg in "LR"))
+        program = others + "\nimport numpy as np\nfor leg in 'LR':\n" \
+            "    k = rig.fcurve('shin.' + leg, 'rotation_euler')[:, 0]\n" \
+            "    k[:] = np.minimum(k, np.radians(5.0))\n"
+        v = attempt(task, tmp_path, program)
+        assert not v.passed and v.check("joint_limits").passed, (task.id, v.errors)
+        assert {"ground_penetration", "motion_continuity"} & set(v.errors)
+
+
+def test_raising_the_foot_instead_of_restoring_the_knee_is_caught(gait_bench, tmp_path):
+    for task in tasks_with(gait_bench, "knee"):
+        program = "rig.fcurve('hips', 'location')[:, 2] += 0.08\n"  # lift the whole robot out of the floor
+        v = attempt(task, tmp_path, program)
+        assert not v.passed
+        assert any(x["bone"].startswith("shin") for x in v.check("joint_limits").where["violations"])
+
+
+@pytest.mark.parametrize(
+    "program, error",
+    [
+        ("rig.weights[:] = 0.0\n", "weight_audit"),
+        ("rig.location[:] = rig.location[0]\nrig.rotation_euler[:] = rig.rotation_euler[0]\n", "walk_preserved"),
+        ("rig.bones = []\n", "invalid_artefact"),
+        ("rig.rest_vertices = rig.rest_vertices[:0]\n", "invalid_artefact"),
+        ("rig.parts = []\n", "invalid_artefact"),
+        ("rig.rotation_euler[:] = 0.0\nrig.location[:] = 0.0\n", "walk_preserved"),
+    ],
+)
+def test_degenerate_repairs_fail(gait_bench, tmp_path, program, error):
+    task = GaitSuite().load_tasks(gait_bench)[0]
+    v = attempt(task, tmp_path, program)
+    assert not v.passed and error in v.errors
