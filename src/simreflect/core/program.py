@@ -48,8 +48,11 @@ class ProgramResult:
     def ok(self) -> bool:
         return self.status == "ok"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, usage: bool = False) -> dict[str, Any]:
+        """The result as JSON-able data. `seconds` is its only field that varies from run to run of
+        the same program; the measurements in `usage` (cpu time, peak memory) are left out unless
+        asked for, so that records and environment infos stay comparable."""
+        out = {
             "status": self.status,
             "exit_code": self.exit_code,
             "output_tail": self.output_tail,
@@ -57,8 +60,10 @@ class ProgramResult:
             "reason": self.reason,
             "limits_hit": list(self.limits_hit),
             "isolation": self.isolation,
-            "usage": self.usage,
         }
+        if usage:
+            out["usage"] = self.usage
+        return out
 
 
 def _tail(data: bytes, limit: int = OUTPUT_TAIL_CHARS) -> str:
@@ -120,9 +125,11 @@ def pump(proc: subprocess.Popen, capture: OutputCapture, deadline: float,
          watch: Callable[[], str | None] | None = None, watch_every_s: float = 0.25) -> str | None:
     """Read `proc.stdout` into `capture` until the program is done or must be stopped.
 
-    Returns None when the output ended (or the process exited, even if a leftover child still
-    holds the pipe), "timeout" when the monotonic `deadline` passed, or whatever non-empty reason
-    `watch()` returned (called about every `watch_every_s` seconds). Kills nothing itself.
+    Returns None once the program has exited (having read its output to the end, or as far as it
+    goes when a leftover child still holds the pipe), "timeout" when the monotonic `deadline`
+    passed first, or whatever non-empty reason `watch()` returned (called about every
+    `watch_every_s` seconds). A program that closes its output and keeps running is still waited
+    for. Kills nothing itself.
     """
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
@@ -130,6 +137,7 @@ def pump(proc: subprocess.Popen, capture: OutputCapture, deadline: float,
     next_watch = now + watch_every_s if watch is not None else float("inf")
     next_poll = now + POLL_S
     exited_at = None
+    eof = False
     with selectors.DefaultSelector() as sel:
         sel.register(fd, selectors.EVENT_READ)
         while True:
@@ -141,6 +149,12 @@ def pump(proc: subprocess.Popen, capture: OutputCapture, deadline: float,
                 if why:
                     return why
                 next_watch = now + watch_every_s
+            if eof:
+                try:
+                    proc.wait(timeout=max(0.0, min(deadline, next_watch) - now))
+                    return None
+                except subprocess.TimeoutExpired:
+                    continue
             if now >= next_poll:
                 next_poll = now + POLL_S
                 if proc.poll() is not None:  # exited, but something it left behind holds the pipe
@@ -154,7 +168,9 @@ def pump(proc: subprocess.Popen, capture: OutputCapture, deadline: float,
                 except BlockingIOError:
                     continue
                 if not chunk:
-                    return None
+                    eof = True
+                    sel.unregister(fd)
+                    continue
                 capture.feed(chunk)
 
 

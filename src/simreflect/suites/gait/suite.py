@@ -5,10 +5,20 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult, run_process
+from simreflect.core.program import ProgramResult
+from simreflect.core.sandbox import (
+    SANDBOX_WORKDIR,
+    Limits,
+    UnsafeWorkspaceFile,
+    read_workspace_file,
+    remove_workspace_file,
+    run_sandboxed,
+    write_workspace_file,
+)
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
@@ -21,6 +31,27 @@ EPISODE_FILE = "episode.json"
 ORACLE_FILE = "oracle_fix.py"
 EPISODES_DIR = "episodes"
 FIX_TIMEOUT_S = 60.0
+#: The fix script, written inside the work directory for the run and removed afterwards.
+FIX_SCRIPT = "fix.py"
+#: Limits of a fix-script run; wall and CPU time follow the caller's timeout.
+FIX_LIMITS = Limits(wall_s=FIX_TIMEOUT_S, cpu_s=FIX_TIMEOUT_S, memory_mb=2048, processes=64, file_mb=64,
+                    output_kb=256, disk_mb=512)
+MAX_RIG_BYTES = 64 << 20
+#: All of simreflect a fix script's process can import. Not the generator: it rebuilds any seeded
+#: episode, and its oracle, from the rig alone. Not the verifier: nothing to probe offline.
+FIX_MODULES = ("simreflect.suites.gait.fixrunner", "simreflect.suites.gait.rig")
+
+
+def load_workspace_rig(workdir: Path) -> Rig:
+    """The rig an untrusted program left in `workdir`: never through a symlink, never a FIFO or
+    device, at most MAX_RIG_BYTES (RigFormatError otherwise)."""
+    try:
+        data = read_workspace_file(Path(workdir), RIG_FILE, MAX_RIG_BYTES)
+        return Rig.from_dict(json.loads(data))
+    except UnsafeWorkspaceFile as e:
+        raise RigFormatError(f"cannot read rig file {RIG_FILE}: {e}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RigFormatError(f"cannot read rig file {RIG_FILE}: {e}") from None
 
 
 def task_from_record(record: dict, episode_dir: Path) -> Task:
@@ -64,18 +95,24 @@ class GaitSuite(Suite):
         shutil.copyfile(Path(task.params["dir"]) / RIG_FILE, workdir / RIG_FILE)
 
     def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = FIX_TIMEOUT_S) -> ProgramResult:
-        script = workdir.parent / f"{workdir.name}.fix.py"
-        script.write_text(program)
+        """Run a fix script in the sandbox: the work directory (rig.json and the script, fix.py) is
+        all it can write, and all it sees of the episode. `timeout_s` bounds wall and CPU time."""
+        workdir = Path(workdir)
+        write_workspace_file(workdir, FIX_SCRIPT, program)
         try:
-            return run_process([sys.executable, "-m", "simreflect.suites.gait.fixrunner", str(workdir), str(script)],
-                               cwd=workdir, timeout_s=timeout_s)
+            # -P: the work directory is not put on sys.path, so files the program left there cannot
+            # stand in for the modules of a later run
+            return run_sandboxed(
+                [sys.executable, "-P", "-m", "simreflect.suites.gait.fixrunner", SANDBOX_WORKDIR,
+                 f"{SANDBOX_WORKDIR}/{FIX_SCRIPT}"],
+                workdir, replace(FIX_LIMITS, wall_s=timeout_s, cpu_s=timeout_s), package_modules=FIX_MODULES)
         finally:
-            script.unlink(missing_ok=True)
+            remove_workspace_file(workdir, FIX_SCRIPT)
 
     def verify(self, task: Task, workdir: Path) -> Verdict:
-        trusted = Rig.load(Path(task.params["dir"]) / RIG_FILE)
+        trusted = Rig.load(Path(task.params["dir"]) / RIG_FILE)  # the episode folder: trusted
         try:
-            edited = Rig.load(Path(workdir) / RIG_FILE)
+            edited = load_workspace_rig(workdir)  # whatever the program left: untrusted
         except RigFormatError as e:
             return Verdict.invalid_artefact(str(e))
         return verify_rig(edited, WalkReference.from_dict(task.hidden["walk_check"]), trusted=trusted)
