@@ -243,5 +243,32 @@ def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory.")) ->
     raise typer.Exit(1 if diffs else 0)
 
 
+export_app = typer.Typer(help="Write tasks in formats other harnesses run.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("harbor")
+def export_harbor_cmd(
+    suite: str = typer.Option(..., "--suite", help="Suite to export."),
+    out: Path = typer.Option(..., "--out", help="Directory for the task directories."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the cached one for --seed)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the default benchmark."),
+    level: str = typer.Option("L2", "--level", help="Evidence level of the report in instruction.md."),
+    wheel: Optional[Path] = typer.Option(None, "--wheel", help="A simreflect wheel to ship (default: built from source)."),
+) -> None:
+    """One Harbor task directory per task: instruction, task.toml, environment, tests (reward.json), solution."""
+    from simreflect.core.env import default_bench
+    from simreflect.export.harbor import export_harbor
+
+    try:
+        bench = bench or default_bench(suite, seed)
+        with console.status(f"exporting {suite} to {out}"):
+            written = export_harbor(suite, bench, out, level=level, wheel=wheel)
+    except (KeyError, FileNotFoundError, NotImplementedError, ValueError) as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(f"wrote {len(written)} Harbor task directories to {out}")
+
+
 if __name__ == "__main__":
     app()

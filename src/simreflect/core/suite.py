@@ -61,3 +61,14 @@ class Suite(ABC):
     def baseline_agent(self):
         """The suite's honest non-model repair baseline, if it has one (an object with `act`)."""
         return None
+
+    #: The file name under which an agent's program is delivered when a task is exported.
+    program_filename: str = "program.py"
+
+    def save_task(self, task: Task, dest: Path) -> None:
+        """Write what `load_task` needs to rebuild the task elsewhere (hidden parts included)."""
+        raise NotImplementedError(f"suite {self.name!r} cannot be exported yet")
+
+    def load_task(self, path: Path) -> Task:
+        """The task saved by `save_task` in `path`."""
+        raise NotImplementedError(f"suite {self.name!r} cannot be exported yet")

@@ -83,6 +83,7 @@ def load_episode(episode_dir: Path) -> Task:
 class GaitSuite(Suite):
     name = "gait"
     default_budget = 3
+    program_filename = FIX_SCRIPT
     subset_order = ("contains leak", "contains balance", "contains knee", "1 defect", "2 defects", "3 defects")
 
     def load_tasks(self, root: Path) -> list[Task]:
@@ -133,6 +134,14 @@ class GaitSuite(Suite):
         kinds = task.hidden["kinds"]
         n = len(kinds)
         return [f"contains {k}" for k in ("leak", "balance", "knee") if k in kinds] + [f"{n} defect{'s' if n > 1 else ''}"]
+
+    def save_task(self, task: Task, dest: Path) -> None:
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in (EPISODE_FILE, RIG_FILE):
+            shutil.copyfile(Path(task.params["dir"]) / name, dest / name)
+
+    def load_task(self, path: Path) -> Task:
+        return load_episode(path)
 
     def baseline_agent(self):
         from simreflect.suites.gait.baseline import CycleRestoreBaseline

@@ -1,0 +1,1 @@
+"""Writing our tasks in formats other harnesses run."""

@@ -1,0 +1,53 @@
+"""Harbor export: the layout, and one exported task's verifier and solution run locally."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tomllib
+
+import pytest
+
+from simreflect.export.harbor import export_harbor
+
+
+@pytest.fixture(scope="module")
+def exported(small_bench, tmp_path_factory):
+    out = tmp_path_factory.mktemp("harbor")
+    return export_harbor("gait", small_bench, out)
+
+
+def test_layout(exported):
+    assert [d.name for d in exported] == ["gait-ep01", "gait-ep02", "gait-ep03"]
+    for d in exported:
+        names = {str(p.relative_to(d)) for p in d.rglob("*") if p.is_file()}
+        assert {"instruction.md", "task.toml", "environment/Dockerfile", "environment/app/rig.json",
+                "solution/solve.sh", "tests/test.sh", "tests/task/episode.json", "tests/task/rig.json"} <= names
+        assert any(n.startswith("tests/simreflect-") and n.endswith(".whl") for n in names)
+        toml = tomllib.loads((d / "task.toml").read_text())
+        assert toml["environment"]["allow_internet"] is False and toml["verifier"]["timeout_sec"] > 0
+        instruction = (d / "instruction.md").read_text()
+        assert "/app/fix.py" in instruction and "RESULT: FAIL" in instruction
+        # the agent's side holds no hidden ground truth
+        app_files = {p.name for p in (d / "environment").rglob("*") if p.is_file()}
+        assert "episode.json" not in app_files and "oracle_fix.py" not in app_files
+
+
+def run_task(task_dir, tmp_path, solve: bool) -> dict:
+    app = tmp_path / "app"
+    shutil.copytree(task_dir / "environment" / "app", app)
+    env = {**os.environ, "APP_DIR": str(app), "TESTS_DIR": str(task_dir / "tests"), "LOGS_DIR": str(tmp_path / "logs")}
+    if solve:
+        subprocess.run(["bash", str(task_dir / "solution" / "solve.sh")], env=env, check=True)
+    subprocess.run(["bash", str(task_dir / "tests" / "test.sh")], env=env, check=True, capture_output=True, timeout=300)
+    return json.loads((tmp_path / "logs" / "verifier" / "reward.json").read_text())
+
+
+@pytest.mark.slow
+def test_solution_earns_the_reward_and_nothing_earns_none(exported, tmp_path):
+    solved = run_task(exported[0], tmp_path / "solved", solve=True)
+    assert solved["reward"] == 1.0 and solved["passed"] is True
+    unsolved = run_task(exported[0], tmp_path / "unsolved", solve=False)
+    assert unsolved["reward"] == 0.0 and "no program" in unsolved["invalid"]
