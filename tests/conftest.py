@@ -25,7 +25,7 @@ def small_bench(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def one_bench(tmp_path_factory) -> Path:
-    """A 1-episode gait benchmark."""
+    """A 1-episode gait benchmark (with its GIF)."""
     out = tmp_path_factory.mktemp("gait-one") / "bench"
-    build_benchmark(out, seed=6, episodes=1, gifs=False, workers=1)
+    build_benchmark(out, seed=6, episodes=1, gifs=True, workers=1)
     return out

@@ -270,5 +270,35 @@ def export_harbor_cmd(
     console.print(f"wrote {len(written)} Harbor task directories to {out}")
 
 
+@app.command("view")
+def view_cmd(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the pages (default RUN_DIR/view)."),
+    serve: bool = typer.Option(False, "--serve", help="Serve the pages on localhost after writing them."),
+    port: int = typer.Option(8000, "--port", help="Port for --serve."),
+) -> None:
+    """Write (and optionally serve) a web page of a run: summary, plots, every episode and round."""
+    from simreflect.run.store import StoreError
+    from simreflect.viewer import write_viewer
+
+    try:
+        index = write_viewer(run_dir, out)
+    except StoreError as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(f"wrote {index}")
+    if serve:
+        import functools
+        import http.server
+
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(index.parent))
+        with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+            console.print(f"serving on http://127.0.0.1:{httpd.server_address[1]}/ (Ctrl-C to stop)")
+            try:
+                httpd.serve_forever()
+            except KeyboardInterrupt:
+                pass
+
+
 if __name__ == "__main__":
     app()

@@ -72,3 +72,7 @@ class Suite(ABC):
     def load_task(self, path: Path) -> Task:
         """The task saved by `save_task` in `path`."""
         raise NotImplementedError(f"suite {self.name!r} cannot be exported yet")
+
+    def picture(self, task: Task) -> Path | None:
+        """A picture or video of the task's starting state (a GIF, MP4 or PNG), if the suite made one."""
+        return None

@@ -143,6 +143,10 @@ class GaitSuite(Suite):
     def load_task(self, path: Path) -> Task:
         return load_episode(path)
 
+    def picture(self, task: Task) -> Path | None:
+        gif = Path(task.params["dir"]) / "walk.gif"
+        return gif if gif.is_file() else None
+
     def baseline_agent(self):
         from simreflect.suites.gait.baseline import CycleRestoreBaseline
 
