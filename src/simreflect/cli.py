@@ -145,6 +145,8 @@ def run_cmd(
     levels: str = typer.Option("L1,L2,L3", "--levels", help="Comma-separated evidence levels."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Rounds per episode (default: the suite's)."),
     workers: int = typer.Option(1, "--workers", min=1, help="Episodes run in parallel processes."),
+    executor: str = typer.Option("local", "--executor", help="local (a process pool) or ray (Ray tasks)."),
+    address: Optional[str] = typer.Option(None, "--address", help="ray: cluster address (default: start a local one)."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds an agent's program may run."),
     model: Optional[str] = typer.Option(None, "--model", help="llm: model name as the endpoint knows it."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="llm: OpenAI-compatible base URL, e.g. http://localhost:8000/v1."),
@@ -207,8 +209,8 @@ def run_cmd(
                 bar.update(task_id, completed=done, total=total,
                            stats=f"solved {counts['solved']}  failed {counts['failed']}  infra errors {counts['infra']}")
 
-            run(out, config, workers=workers, progress=progress)
-    except StoreError as e:
+            run(out, config, workers=workers, progress=progress, executor=executor, address=address)
+    except (StoreError, ValueError) as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
     console.print(write_report(out), markup=False, highlight=False)

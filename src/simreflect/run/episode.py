@@ -69,14 +69,7 @@ def _workspace_for(run_dir: Path, task: Task, level: str) -> Path:
     return run_dir / "work" / f"{task.id}-{level}"
 
 
-def _state_dir(suite: Suite, task: Task, base: Path, log: EpisodeLog) -> Path:
-    """The workspace as the last accepted round left it (the pristine one when none was accepted)."""
-    accepted = [r["round"] for r in log.rounds if r.get("accepted")]
-    if accepted:
-        path = base / f"round{max(accepted)}"
-        if path.is_dir():
-            return path
-        raise RuntimeError(f"workspace of accepted round {max(accepted)} of {task.id} is missing in {base}")
+def _pristine(suite: Suite, task: Task, base: Path) -> Path:
     pristine = base / "round0"
     if not pristine.is_dir():
         tmp = base / "round0.tmp"
@@ -84,6 +77,31 @@ def _state_dir(suite: Suite, task: Task, base: Path, log: EpisodeLog) -> Path:
         suite.prepare_workspace(task, tmp)
         tmp.rename(pristine)
     return pristine
+
+
+def _state_dir(suite: Suite, task: Task, base: Path, log: EpisodeLog, timeout_s: float) -> Path:
+    """The workspace as the last accepted round left it (the pristine one when none was accepted).
+
+    Should that workspace be gone (the run directory moved, work/ cleaned), it is rebuilt by
+    replaying the accepted rounds' programs in order: programs and verifier are deterministic.
+    """
+    accepted = [r for r in log.rounds if r.get("accepted")]
+    state = _pristine(suite, task, base)
+    if not accepted:
+        return state
+    last = base / f"round{accepted[-1]['round']}"
+    if last.is_dir():
+        return last
+    for rec in accepted:
+        work = base / f"round{rec['round']}"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(state, work)
+        result = suite.run_program(task, rec["script"], work, timeout_s)
+        if not result.ok:
+            raise RuntimeError(f"replaying round {rec['round']} of {task.id} to rebuild its workspace failed: "
+                               f"{result.status} {result.reason}")
+        state = work
+    return state
 
 
 def run_episode(
@@ -100,7 +118,7 @@ def run_episode(
     base = _workspace_for(store.dir, task, level_name)
     base.mkdir(parents=True, exist_ok=True)
     system = system_prompt(suite, task, level)
-    state = _state_dir(suite, task, base, log)
+    state = _state_dir(suite, task, base, log, timeout_s)
     verdict = suite.verify(task, state)
     history: list[dict[str, str]] = []
     for rec in log.rounds:  # rebuild the chat the agent saw, from the records

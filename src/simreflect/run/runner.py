@@ -68,8 +68,14 @@ def pending(store: RunStore, config: RunConfig) -> list[tuple[str, str]]:
 
 
 def run(run_dir: Path, config: RunConfig, workers: int = 1,
-        progress: Callable[[EpisodeOutcome, int, int], None] | None = None) -> list[EpisodeOutcome]:
-    """Run (or resume) every pending episode. Returns the outcomes of this invocation."""
+        progress: Callable[[EpisodeOutcome, int, int], None] | None = None,
+        executor: str = "local", address: str | None = None) -> list[EpisodeOutcome]:
+    """Run (or resume) every pending episode. Returns the outcomes of this invocation.
+
+    executor "local" runs episodes in a process pool of `workers`; "ray" runs each episode as a Ray
+    task on the cluster at `address` (a local one is started when None). Either way every worker
+    appends to the same store, so RUN_DIR must be on a filesystem all workers share.
+    """
     store = RunStore(run_dir)
     if not store.open(config.to_dict()):
         _keep_episodes(Path(config.bench), Path(run_dir))
@@ -78,7 +84,18 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
     done_before = total - len(todo)
     outcomes: list[EpisodeOutcome] = []
     cfg = config.to_dict()
-    if workers <= 1:
+    if executor == "ray":
+        finished = [done_before]
+
+        def on_done(outcome: EpisodeOutcome) -> None:
+            finished[0] += 1
+            if progress:
+                progress(outcome, finished[0], total)
+
+        outcomes = _run_on_ray(str(run_dir), cfg, todo, address, workers, on_done)
+    elif executor != "local":
+        raise ValueError(f"unknown executor {executor!r}; use local or ray")
+    elif workers <= 1:
         for task_id, level in todo:
             outcomes.append(_run_one(str(run_dir), cfg, task_id, level))
             if progress:
@@ -94,6 +111,33 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
                         progress(outcomes[-1], done_before + len(outcomes), total)
     _remove_finished_workspaces(store)
     return outcomes
+
+
+def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str]], address: str | None,
+                workers: int, on_done: Callable[[EpisodeOutcome], None]) -> list[EpisodeOutcome]:
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1",
+                     object_store_memory=128 * 1024 * 1024)
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=0)(_run_one)
+        pending_refs = [remote.remote(run_dir, cfg, t, lv) for t, lv in todo]
+        outcomes: list[EpisodeOutcome] = []
+        while pending_refs:
+            ready, pending_refs = ray.wait(pending_refs, num_returns=1)
+            for ref in ready:
+                outcome = ray.get(ref)
+                on_done(outcome)
+                outcomes.append(outcome)
+        return outcomes
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def _keep_episodes(bench: Path, run_dir: Path) -> None:
