@@ -41,7 +41,9 @@ def test_bad_options_are_clear_errors(small_bench, tmp_path):
     res = cli("run", "gait", "--agent", "telepathy", "--bench", str(small_bench), "--out", str(tmp_path / "x"))
     assert res.returncode == 2 and "unknown agent" in res.stdout
     res = cli("run", "gait", "--agent", "llm", "--bench", str(small_bench), "--out", str(tmp_path / "y"))
-    assert res.returncode == 2 and "--model and --base-url" in res.stdout
+    assert res.returncode == 2 and "needs --model" in res.stdout
+    res = cli("run", "gait", "--agent", "llm", "--model", "some-model", "--bench", str(small_bench), "--out", str(tmp_path / "w"))
+    assert res.returncode == 2 and "pass --base-url" in res.stdout
     res = cli("run", "gait", "--agent", "noop", "--bench", str(small_bench), "--out", str(tmp_path / "z"), "--levels", "L9")
     assert res.returncode == 2
     res = cli("report", str(tmp_path / "nothing"))

@@ -20,7 +20,7 @@ import os
 import socket
 import stat
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Callable

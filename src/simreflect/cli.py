@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from simreflect import __version__
 from simreflect.core.evidence import EvidenceLevel
@@ -23,8 +18,25 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-gait_app = typer.Typer(help="The gait suite: repair broken walk cycles of rigged humanoid robots.", no_args_is_help=True)
-app.add_typer(gait_app, name="gait")
+
+
+def _mount_suite_commands() -> None:
+    """Each suite may bring its own command group: a typer `app` in a `commands` module beside its suite class."""
+    import importlib
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group="simreflect.suites"), key=lambda e: e.name):
+        package = ep.value.split(":")[0].rsplit(".", 1)[0]
+        try:
+            module = importlib.import_module(f"{package}.commands")
+        except ModuleNotFoundError as e:
+            if e.name != f"{package}.commands":
+                raise
+            continue
+        app.add_typer(module.app, name=ep.name)
+
+
+_mount_suite_commands()
 console = Console(width=max(Console().width, 120))
 
 
@@ -50,97 +62,13 @@ def suites_cmd() -> None:
         console.print(name)
 
 
-@gait_app.command("build")
-def gait_build(
-    out: Path = typer.Option(..., "--out", help="Directory to write the benchmark into."),
-    seed: int = typer.Option(0, "--seed", help="Master seed; the same seed gives the same bytes."),
-    episodes: int = typer.Option(30, "--episodes", min=1, help="Number of episodes (the plan is scaled to it)."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Worker processes (default: one per core)."),
-    gifs: bool = typer.Option(True, "--gifs/--no-gifs", help="Render a GIF per episode."),
-) -> None:
-    """Generate the episodes, verify their controls, write the files and print the episode table."""
-    from simreflect.suites.gait.build import build_benchmark
-
-    start = time.perf_counter()
-    with Progress(TextColumn("[bold]building gait episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
-        task = bar.add_task("build", total=episodes)
-        summaries = build_benchmark(out, seed=seed, episodes=episodes, workers=workers, gifs=gifs,
-                                    progress=lambda done, total: bar.update(task, completed=done))
-    elapsed = time.perf_counter() - start
-    table = Table(title=f"gait benchmark: {len(summaries)} episodes, seed {seed} -> {out}")
-    for col in ("episode", "defects", "errors with no fix", "controls", "regenerations"):
-        table.add_column(col)
-    for s in summaries:
-        table.add_row(s.id, ", ".join(s.kinds), ", ".join(s.noop_errors),
-                      "[green]ok[/green]" if s.controls_ok else f"[red]FAIL[/red] {'; '.join(s.problems)}",
-                      str(s.regenerations))
-    console.print(table)
-    failed = [s.id for s in summaries if not s.controls_ok]
-    regen = sum(s.regenerations for s in summaries)
-    console.print(f"controls: {len(summaries) - len(failed)}/{len(summaries)} ok; "
-                  f"{regen} regeneration(s) in {sum(1 for s in summaries if s.regenerations)} episode(s); "
-                  f"built in {elapsed:.1f} s")
-    if failed:
-        raise typer.Exit(1)
-
-
-@gait_app.command("verify")
-def gait_verify(
-    episode_dir: Path = typer.Argument(..., help="An episode folder of a built benchmark (episodes/epXX)."),
-    script: Optional[Path] = typer.Option(None, "--script", help="A fix script to run on the episode's rig first."),
-    level: str = typer.Option("L2", "--level", help="Evidence level of the report: L1, L2 or L3."),
-    as_json: bool = typer.Option(False, "--json", help="Print the verdict as one JSON object."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds the fix script may run."),
-) -> None:
-    """Verify an episode as it is, or after a fix script; exit status 0 only on PASS."""
-    from simreflect.core.evidence import EvidenceLevel
-    from simreflect.suites.gait.suite import GaitSuite, load_episode
-
-    try:
-        lvl = EvidenceLevel.parse(level)
-        task = load_episode(episode_dir)
-    except (ValueError, FileNotFoundError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
-    suite = GaitSuite()
-    program = None
-    with tempfile.TemporaryDirectory(prefix="simreflect-verify-") as tmp:
-        workdir = Path(tmp) / "work"
-        suite.prepare_workspace(task, workdir)
-        if script is not None:
-            try:
-                source = script.read_text()
-            except (OSError, UnicodeDecodeError) as e:
-                console.print(f"[red]error:[/red] cannot read {script}: {e}")
-                raise typer.Exit(2)
-            program = suite.run_program(task, source, workdir, timeout_s=timeout)
-        if program is not None and not program.ok:
-            from simreflect.core.verdict import Verdict
-
-            verdict = Verdict.invalid_artefact(f"the fix script failed ({program.status}: {program.reason})")
-        else:
-            verdict = suite.verify(task, workdir)
-    if as_json:
-        out = verdict.to_dict()
-        out["episode"] = task.id
-        out["script"] = None if program is None else program.to_dict()
-        sys.stdout.write(json.dumps(out) + "\n")
-    else:
-        if program is not None:
-            console.print(f"fix script: {program.status} in {program.seconds:.2f} s {program.reason}")
-            if program.output_tail.strip():
-                console.print(program.output_tail.rstrip(), markup=False, highlight=False)
-        console.print(suite.observe(task, verdict, lvl), markup=False, highlight=False)
-    raise typer.Exit(0 if verdict.passed else 1)
-
-
 @app.command("run")
 def run_cmd(
     suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
     agent: str = typer.Option(..., "--agent", help="oracle | noop | baseline | llm"),
     out: Path = typer.Option(..., "--out", help="Run directory; running the same command again resumes it."),
-    bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: build one into OUT/bench)."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the suite's own, built once "
+                                         "into ~/.cache/simreflect for gait)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the benchmark built when --bench is not given."),
     levels: str = typer.Option("L1,L2,L3", "--levels", help="Comma-separated evidence levels."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Rounds per episode (default: the suite's)."),
@@ -148,10 +76,13 @@ def run_cmd(
     executor: str = typer.Option("local", "--executor", help="local (a process pool) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="ray: cluster address (default: start a local one)."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds an agent's program may run."),
-    model: Optional[str] = typer.Option(None, "--model", help="llm: model name as the endpoint knows it."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="llm: OpenAI-compatible base URL, e.g. http://localhost:8000/v1."),
-    api_key_env: str = typer.Option("SIMREFLECT_API_KEY", "--api-key-env",
-                                    help="llm: environment variable holding the API key (default SIMREFLECT_API_KEY)."),
+    model: Optional[str] = typer.Option(None, "--model", help="llm: provider/model (e.g. openai/gpt-4.1, vllm/Qwen/Qwen3-8B, "
+                                        "ollama/llama3.1), or the endpoint's own model name with --base-url."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="llm: OpenAI-compatible base URL, e.g. "
+                                           "http://localhost:8000/v1 (default for provider/model: <PROVIDER>_BASE_URL)."),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env",
+                                              help="llm: environment variable holding the API key (default "
+                                              "<PROVIDER>_API_KEY, or SIMREFLECT_API_KEY without a provider)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", help="llm: sampling temperature."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="llm: completion token limit."),
     reasoning_effort: Optional[str] = typer.Option(None, "--reasoning-effort", help="llm: low | medium | high."),
@@ -178,23 +109,28 @@ def run_cmd(
         raise typer.Exit(2)
     options = {}
     if agent == "llm":
-        if not model or not base_url:
-            console.print("[red]error:[/red] --agent llm needs --model and --base-url")
+        from simreflect.agents.providers import EndpointError, resolve
+
+        if not model:
+            console.print("[red]error:[/red] --agent llm needs --model (provider/model, or a name with --base-url)")
             raise typer.Exit(2)
-        options = {"model": model, "base_url": base_url, "api_key_env": api_key_env, "temperature": temperature,
+        try:
+            endpoint = resolve(model, base_url, api_key_env)
+        except EndpointError as e:
+            console.print(f"[red]error:[/red] {e}")
+            raise typer.Exit(2)
+        options = {"model": endpoint.model, "base_url": endpoint.base_url, "api_key_env": endpoint.api_key_env,
+                   "temperature": temperature,
                    "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "timeout_s": request_timeout,
                    "max_retries": retries, "structured": not no_structured,
                    "cache_dir": str(cache_dir.resolve()) if cache_dir else None}
     if bench is None:
-        bench = out / "bench"
-        if not (bench / "episodes.jsonl").exists():
-            if suite != "gait":
-                console.print(f"[red]error:[/red] pass --bench for suite {suite!r}")
-                raise typer.Exit(2)
-            from simreflect.suites.gait.build import build_benchmark
-
-            with console.status(f"building the {suite} benchmark (seed {seed}) into {bench}"):
-                build_benchmark(bench, seed=seed, gifs=False)
+        try:
+            with console.status(f"preparing the default {suite} benchmark (seed {seed})"):
+                bench = suite_obj.default_root(seed)
+        except FileNotFoundError as e:
+            console.print(f"[red]error:[/red] {e}")
+            raise typer.Exit(2)
     config = RunConfig(suite=suite, bench=str(bench.resolve()), agent=agent, levels=level_list,
                        rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options)
     counts = {"solved": 0, "failed": 0, "infra": 0}

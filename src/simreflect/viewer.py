@@ -85,7 +85,7 @@ def _status(ok: bool, yes: str = "solved", no: str = "not solved") -> str:
 
 
 def _episode_page(row: dict[str, Any], picture: str | None) -> str:
-    body = [f"<p><a href='../index.html'>&larr; run summary</a></p>",
+    body = ["<p><a href='../index.html'>&larr; run summary</a></p>",
             f"<h1>{_e(row['task'])} at {_e(row['level'])}: {_status(row['solved'])}</h1>",
             f"<p>subsets: {_e(', '.join(row['subsets']))}; rounds used {row['rounds_used']}; "
             f"scripts crashed {row['crashes']}/{row['scripts']}; tokens {row['tokens']:,}</p>"]

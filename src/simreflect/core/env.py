@@ -105,20 +105,5 @@ class RepairEnv(gym.Env):
 
 
 def default_bench(suite: str, seed: int = 0) -> Path:
-    """A benchmark built once into the user's cache directory (gait builds itself in seconds)."""
-    import os
-
-    root = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect"))
-    path = root / f"{suite}-seed{seed}"
-    if not (path / "episodes.jsonl").exists():
-        if suite != "gait":
-            raise FileNotFoundError(f"pass bench= for suite {suite!r}")
-        from simreflect.suites.gait.build import build_benchmark
-
-        tmp = root / f".{suite}-seed{seed}.building-{os.getpid()}"
-        build_benchmark(tmp, seed=seed, gifs=False, workers=1)
-        try:
-            tmp.rename(path)
-        except OSError:  # another process finished first
-            shutil.rmtree(tmp, ignore_errors=True)
-    return path
+    """The suite's default benchmark (gait builds one into the user's cache; audit ships its tasks)."""
+    return get_suite(suite).default_root(seed)

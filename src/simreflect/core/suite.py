@@ -76,3 +76,7 @@ class Suite(ABC):
     def picture(self, task: Task) -> Path | None:
         """A picture or video of the task's starting state (a GIF, MP4 or PNG), if the suite made one."""
         return None
+
+    def default_root(self, seed: int = 0) -> Path:
+        """The benchmark directory used when none is given (built or shipped by the suite)."""
+        raise FileNotFoundError(f"suite {self.name!r} has no default benchmark; pass one explicitly")

@@ -54,12 +54,12 @@ def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, re
             parts.append(f"Your previous answer was not used: {record['error']}.")
         elif prog.get("status") != "ok":
             tail = (prog.get("output_tail") or "").strip()
-            parts.append(f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); the rig is "
-                         "unchanged." + (f" Its output ended with:\n{tail}" if tail else ""))
+            parts.append(f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); nothing it did "
+                         "was kept." + (f" Its output ended with:\n{tail}" if tail else ""))
         elif record.get("rejected"):
-            parts.append("Your previous script ran, but the verifier could not accept what it left; the rig is unchanged.")
+            parts.append("Your previous script ran, but the verifier could not accept what it left; nothing it did was kept.")
         else:
-            parts.append("Your previous script ran; the verifier re-ran the test on the edited rig.")
+            parts.append("Your previous script ran; the verifier checked what it left.")
     parts.append(f"Round {round_no} of {budget}.")
     parts.append(report)
     return "\n\n".join(parts)

@@ -12,7 +12,7 @@ from simreflect.analysis.rows import episode_row
 from simreflect.analysis.summary import summarize, summary_markdown
 from simreflect.core.registry import get_suite
 from simreflect.run.runner import RunConfig, _tasks
-from simreflect.run.store import EpisodeLog, RunStore, episode_key
+from simreflect.run.store import RunStore, episode_key
 
 
 def rows_of(run_dir: Path) -> tuple[RunConfig, list[dict[str, Any]]]:

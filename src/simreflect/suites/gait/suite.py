@@ -147,6 +147,23 @@ class GaitSuite(Suite):
         gif = Path(task.params["dir"]) / "walk.gif"
         return gif if gif.is_file() else None
 
+    def default_root(self, seed: int = 0) -> Path:
+        """A benchmark built once (in seconds) into the user's cache directory."""
+        import os
+
+        from simreflect.suites.gait.build import build_benchmark
+
+        cache = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect"))
+        path = cache / f"gait-seed{seed}"
+        if not (path / "episodes.jsonl").exists():
+            tmp = cache / f".gait-seed{seed}.building-{os.getpid()}"
+            build_benchmark(tmp, seed=seed, gifs=False, workers=1)
+            try:
+                tmp.rename(path)
+            except OSError:  # another process finished first
+                shutil.rmtree(tmp, ignore_errors=True)
+        return path
+
     def baseline_agent(self):
         from simreflect.suites.gait.baseline import CycleRestoreBaseline
 
