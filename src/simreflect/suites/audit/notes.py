@@ -1,0 +1,92 @@
+"""What the agent reads: the contract of a task (also written to the workspace as CONTRACT.md),
+the instruction, and the interface notes shared by every audit task."""
+
+from __future__ import annotations
+
+import json
+
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.suites.audit.cards import Card
+
+PARAMS_FILE = "params.json"
+CONTRACT_FILE = "CONTRACT.md"
+RAW_FILE = "raw.npz"
+SCRIPT_FILE = "script.py"
+
+INTERFACE = """\
+## How an audit script is run and graded
+- Your answer is one complete, self-contained Python 3 script (numpy; scipy is available too). It
+  runs as `python3 script.py` in a sandbox whose working directory holds only `params.json`,
+  `CONTRACT.md` and your script: no network, no other files, limited time and memory.
+- Read every task parameter from `params.json` (json.load(open("params.json"))), including the seed
+  (use numpy.random.default_rng(seed)). The grader re-runs your script with changed values in
+  params.json and checks that your numbers move the way the theory says: hardcoded or looked-up
+  numbers are capped at 0.25.
+- Print exactly one line, as the last thing you print:
+  SUMMARY_JSON {"metrics": {"<metric name>": <number>, ...},
+                "positive_control": {"name": "<what>", "expected": <number>, "measured": <number>, "passed": <true|false>},
+                "verdict": "supported" | "falsified" | "inconclusive",
+                "claim_quantity_computed": <true|false>}
+  Use the metric names (or their listed aliases) from the contract; other names are not graded.
+- The positive control is mandatory: run the case the contract names through the same code and
+  report its expected value, the value you measured, and whether it passed. A correct metric with a
+  missing or failed control scores at most 0.5.
+- Save the raw arrays the contract lists with numpy.savez("raw.npz", name=array, ...). The grader
+  recomputes each metric from them with the rule the contract states; numbers that do not follow
+  from your arrays are capped at 0.25.
+- The verdict must follow from your own metrics: 'supported' with metrics that miss the claim, or
+  'falsified' with metrics that reproduce it, is a contradiction. 'inconclusive' is allowed but
+  scores less than a verdict your numbers back. Set claim_quantity_computed to false if you did not
+  actually compute the claim's quantity (then no number is credited).
+- Ladder: 1.0 = key recovered + control passed + verdict supported (for honesty-only claims: the
+  verdict your metrics imply); 0.7 = recovered but under-claimed; at most 0.5 without a passing
+  control or with a contradiction; at most 0.25 when the changed-parameter re-run or the raw-array
+  recompute disagrees; 0.1 = an honest miss; 0 = no run or no SUMMARY_JSON.
+"""
+
+
+def interface_notes(level: EvidenceLevel) -> str:
+    return INTERFACE
+
+
+def _fmt(v) -> str:
+    return json.dumps(v)
+
+
+def contract(card: Card, params: dict | None = None) -> str:
+    """The task contract: the claim, its context, the parameters, the metric names, the control,
+    the raw arrays and their recompute rules. Never the answer key or the variant parameters."""
+    params = card.params if params is None else params
+    lines = [f"# Audit task {card.id}: {card.title}", "", "## Claim", card.claim, "", f"Source: {card.source}", "",
+             "## Context (in our own words)", card.context.strip(), ""]
+    if card.honesty_note:
+        lines += ["## What is reconstructed here", card.honesty_note, ""]
+    lines += ["## Parameters (params.json)"]
+    for k, v in params.items():
+        doc = card.params_doc.get(k, "")
+        lines.append(f"- `{k}` = {_fmt(v)}" + (f": {doc}" if doc else ""))
+    lines += ["", "## Metrics to report in SUMMARY_JSON"]
+    for m in card.metrics.values():
+        alias = f" (aliases: {', '.join(m.aliases)})" if m.aliases else ""
+        lines.append(f"- `{m.name}`{alias}: {m.description}")
+    if card.key_strength == "none":
+        lines += ["", "This claim has no answer key: it is graded for honesty. Your verdict must follow from your own",
+                  f"metrics by this rule: the claim holds when `{card.criterion}`."]
+    lines += ["", "## Positive control (mandatory)", card.control_description,
+              f"Expected value: {card.control_expected:.10g}.", "", f"## Raw arrays (save them in {RAW_FILE})"]
+    for r in card.raw.values():
+        lines.append(f"- `{r.name}` (at least {r.min_size} values): {r.description}")
+    rules = [m for m in card.metrics.values() if m.recompute]
+    if rules:
+        lines += ["", "The grader recomputes the metrics from these arrays (and the parameters) as:"]
+        for m in rules:
+            lines.append(f"- `{m.name}` = `{m.recompute}` (allowed difference {m.recompute_tolerance.text()})")
+    lines += ["", "## Verdict", "supported / falsified / inconclusive, as your own numbers show.", ""]
+    return "\n".join(lines)
+
+
+def instruction(card: Card) -> str:
+    return ("You audit a scientific claim. Write a self-contained numpy script that tries to reproduce it: it\n"
+            "computes the claim's quantity with its own code, runs the positive control through the same code,\n"
+            "saves the raw arrays and prints one SUMMARY_JSON line. The task contract follows; the same text is\n"
+            f"in {CONTRACT_FILE} next to your script.\n\n" + contract(card))

@@ -1,0 +1,225 @@
+"""The audit suite behind the core Suite interface: claim cards, sandboxed scripts, the grader."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import tempfile
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simreflect.core.evidence import EvidenceLevel, render_report
+from simreflect.core.program import ProgramResult
+from simreflect.core.sandbox import (
+    SANDBOX_WORKDIR,
+    Limits,
+    UnsafeWorkspaceFile,
+    read_workspace_file,
+    remove_workspace_file,
+    run_sandboxed,
+    write_workspace_file,
+)
+from simreflect.core.suite import Suite
+from simreflect.core.task import Task
+from simreflect.core.verdict import Verdict
+from simreflect.suites.audit import notes
+from simreflect.suites.audit.cards import REFERENCE_FILE, Card, load_card, load_cards, tasks_dir
+from simreflect.suites.audit.grader import RawData, RunRecord, VariantOutcome, grade, variant_worthwhile
+
+#: Written into the work directory after a script ran (by us, not by the script): the script's
+#: source, how the run ended and its output tail. verify() grades from it.
+RUN_RECORD = ".audit_run.json"
+SCRIPT_TIMEOUT_S = 60.0
+SCRIPT_LIMITS = Limits(wall_s=SCRIPT_TIMEOUT_S, cpu_s=SCRIPT_TIMEOUT_S, memory_mb=2048, processes=64, file_mb=64,
+                       output_kb=256, disk_mb=512)
+MAX_RAW_BYTES = 64 << 20
+MAX_RAW_UNPACKED = 256 << 20
+MAX_RECORD_BYTES = 1 << 20
+
+
+def task_from_card(card: Card) -> Task:
+    return Task(id=card.id, suite="audit", seed=int(card.params["seed"]), params=dict(card.params),
+                hidden={"dir": str(card.directory), "key_strength": card.key_strength, "domain": card.domain},
+                budget=AuditSuite.default_budget)
+
+
+def write_workspace(card: Card, workdir: Path, params: dict[str, Any]) -> None:
+    workdir.mkdir(parents=True, exist_ok=True)
+    write_workspace_file(workdir, notes.PARAMS_FILE, json.dumps(params, indent=2, sort_keys=True) + "\n")
+    write_workspace_file(workdir, notes.CONTRACT_FILE, notes.contract(card, params))
+
+
+def run_script(program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S) -> ProgramResult:
+    """Run `program` as script.py in the sandbox with `workdir` as its only directory, then write the
+    run record. Stale outputs of an earlier round (raw.npz, the record) are removed first."""
+    workdir = Path(workdir)
+    for stale in (notes.RAW_FILE, RUN_RECORD):
+        remove_workspace_file(workdir, stale)
+    write_workspace_file(workdir, notes.SCRIPT_FILE, program)
+    result = run_sandboxed([sys.executable, f"{SANDBOX_WORKDIR}/{notes.SCRIPT_FILE}"], workdir,
+                           replace(SCRIPT_LIMITS, wall_s=timeout_s, cpu_s=timeout_s))
+    record = {"script": program, "timeout_s": timeout_s, **result.to_dict()}
+    write_workspace_file(workdir, RUN_RECORD, json.dumps(record))
+    return result
+
+
+def read_run_record(workdir: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(read_workspace_file(Path(workdir), RUN_RECORD, MAX_RECORD_BYTES))
+    except FileNotFoundError:
+        return None
+    except (UnsafeWorkspaceFile, OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def record_to_run(record: dict[str, Any] | None) -> RunRecord | None:
+    if record is None:
+        return None
+    return RunRecord(status=str(record.get("status", "")), exit_code=record.get("exit_code"),
+                     output_tail=str(record.get("output_tail", "")), reason=str(record.get("reason", "")),
+                     seconds=float(record.get("seconds", 0.0)))
+
+
+def read_raw(workdir: Path) -> RawData:
+    """The arrays of raw.npz (numeric only, as float64), read as untrusted data."""
+    try:
+        blob = read_workspace_file(Path(workdir), notes.RAW_FILE, MAX_RAW_BYTES)
+    except FileNotFoundError:
+        return RawData(error=f"no {notes.RAW_FILE} in the working directory")
+    except (UnsafeWorkspaceFile, OSError) as e:
+        return RawData(error=f"cannot read {notes.RAW_FILE}: {e}")
+    try:
+        with zipfile.ZipFile(io.BytesIO(blob)) as z:
+            if sum(i.file_size for i in z.infolist()) > MAX_RAW_UNPACKED:
+                return RawData(error=f"{notes.RAW_FILE} unpacks to more than {MAX_RAW_UNPACKED >> 20} MB")
+        arrays: dict[str, np.ndarray] = {}
+        with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
+            for name in npz.files:
+                a = npz[name]
+                if a.dtype.kind not in "biuf":
+                    return RawData(error=f"array {name!r} in {notes.RAW_FILE} is not numeric ({a.dtype})")
+                arrays[name] = np.asarray(a, dtype=float)
+        return RawData(arrays=arrays)
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+        return RawData(error=f"{notes.RAW_FILE} is not a numpy .npz archive: {e}")
+
+
+def run_variant(card: Card, script: str, timeout_s: float) -> VariantOutcome:
+    """The script re-run in a fresh work directory with the card's changed parameters."""
+    params = card.run_params("variant")
+    with tempfile.TemporaryDirectory(prefix="simreflect-audit-variant-") as tmp:
+        work = Path(tmp) / "work"
+        write_workspace(card, work, params)
+        run_script(script, work, timeout_s)
+        return VariantOutcome(params=dict(card.variant_params), run=record_to_run(read_run_record(work)))
+
+
+def verify_workspace(card: Card, workdir: Path, do_variant: bool = True) -> Verdict:
+    record = read_run_record(workdir)
+    run = record_to_run(record)
+    raw = read_raw(workdir) if run is not None else None
+    variant: VariantOutcome | None = None
+    if card.has_variant:
+        if not do_variant:
+            variant = VariantOutcome(params=dict(card.variant_params), skipped="not requested")
+        elif run is None or not variant_worthwhile(card, run, raw):
+            variant = VariantOutcome(params=dict(card.variant_params),
+                                     skipped="the attempt already scores at most the integrity cap")
+        else:
+            variant = run_variant(card, str(record.get("script", "")), float(record.get("timeout_s", SCRIPT_TIMEOUT_S)))
+    return grade(card, run, raw, variant)
+
+
+def observation(card: Card, verdict: Verdict, level: EvidenceLevel | int) -> str:
+    """The grader's report as the agent reads it: checks, exit code, output tail, unknown metric
+    names and the failed key checks."""
+    d = verdict.diagnostics
+    lines = [render_report(verdict, level, title=f"Audit grader report for {card.id}").rstrip(), ""]
+    lines.append(f"Score: {verdict.score:g} (ladder level: {d.get('level', '?')})")
+    flags = d.get("flags") or []
+    if flags:
+        lines.append("Flags: " + ", ".join(flags))
+    failed = [c.name for c in verdict.checks if not c.passed]
+    if failed:
+        lines.append("Failed key checks: " + ", ".join(failed))
+    unknown = d.get("unknown_metrics") or []
+    if unknown:
+        names = "; ".join(f"{m.name}" + (f" (aliases {', '.join(m.aliases)})" if m.aliases else "")
+                          for m in card.metrics.values())
+        lines.append("Unknown metric names (not graded): " + ", ".join(unknown) + f". Graded names: {names}.")
+    status = d.get("status")
+    if status is not None:
+        lines.append(f"Exit code: {d.get('exit_code')} ({status}{': ' + d['reason'] if d.get('reason') else ''})")
+        tail = (d.get("output_tail") or "").strip()
+        lines.append("Output tail:\n" + (tail if tail else "(no output)"))
+    return "\n".join(lines) + "\n"
+
+
+class AuditSuite(Suite):
+    name = "audit"
+    default_budget = 3
+    subset_order = ("keyed", "key: reference", "key: variant", "key: none")
+
+    def __init__(self) -> None:
+        self._cards: dict[str, Card] = {}
+
+    def card(self, task: Task) -> Card:
+        folder = str(task.hidden["dir"])
+        if folder not in self._cards:
+            self._cards[folder] = load_card(Path(folder))
+        return self._cards[folder]
+
+    def load_tasks(self, root: Path | None = None) -> list[Task]:
+        """Tasks of a tasks directory (default: the packaged one, `tasks_dir()`), ordered by id.
+        A single task folder is accepted too."""
+        root = Path(root) if root is not None else tasks_dir()
+        cards = [load_card(root)] if (root / "card.toml").is_file() else load_cards(root)
+        for c in cards:
+            self._cards[str(c.directory)] = c
+        return [task_from_card(c) for c in cards]
+
+    def default_root(self, seed: int = 0) -> Path:
+        return tasks_dir()
+
+    def prepare_workspace(self, task: Task, workdir: Path) -> None:
+        write_workspace(self.card(task), Path(workdir), dict(task.params))
+
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S) -> ProgramResult:
+        return run_script(program, Path(workdir), timeout_s)
+
+    def verify(self, task: Task, workdir: Path) -> Verdict:
+        return verify_workspace(self.card(task), Path(workdir))
+
+    def oracle(self, task: Task) -> str:
+        return (self.card(task).directory / REFERENCE_FILE).read_text()
+
+    def observe(self, task: Task, verdict: Verdict, level: EvidenceLevel) -> str:
+        return observation(self.card(task), verdict, level)
+
+    def instruction(self, task: Task) -> str:
+        return notes.instruction(self.card(task))
+
+    def interface_notes(self, level: EvidenceLevel) -> str:
+        return notes.interface_notes(level)
+
+    def subsets(self, task: Task) -> list[str]:
+        card = self.card(task)
+        out = ["keyed"] if card.keyed else []
+        return out + [f"key: {card.key_strength}", f"domain: {card.domain}"]
+
+
+def grade_script(task_id: str, script: str, root: Path | None = None, timeout_s: float = SCRIPT_TIMEOUT_S,
+                 workdir: Path | None = None) -> tuple[Card, Verdict]:
+    """Prepare a workspace for one task, run `script` there and grade it (what `audit grade` does)."""
+    root = Path(root) if root is not None else tasks_dir()
+    card = load_card(root / task_id)
+    with tempfile.TemporaryDirectory(prefix="simreflect-audit-") as tmp:
+        work = Path(workdir) if workdir is not None else Path(tmp) / "work"
+        write_workspace(card, work, dict(card.params))
+        run_script(script, work, timeout_s)
+        return card, verify_workspace(card, work)
