@@ -65,7 +65,11 @@ def suites_cmd() -> None:
 @app.command("run")
 def run_cmd(
     suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
-    agent: str = typer.Option(..., "--agent", help="oracle | noop | baseline | llm"),
+    agent: str = typer.Option(..., "--agent", help="oracle (alias reference) | noop | baseline | llm"),
+    method: str = typer.Option("vanilla", "--method", help="vanilla | review (a reviewer drafts advice after each "
+                               "failed attempt; llm only)."),
+    suite_option: list[str] = typer.Option([], "--suite-option", help="KEY=VALUE suite settings, e.g. "
+                                           "context_chars=20000 for audit (repeatable)."),
     out: Path = typer.Option(..., "--out", help="Run directory; running the same command again resumes it."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the suite's own, built once "
                                          "into ~/.cache/simreflect for gait)."),
@@ -93,7 +97,7 @@ def run_cmd(
 ) -> None:
     """Run an agent on every episode x evidence level (resumable), then print the summary."""
     from simreflect.core.registry import get_suite
-    from simreflect.run.agents import AGENT_NAMES
+    from simreflect.run.agents import AGENT_NAMES, make_agent
     from simreflect.run.report import write_report
     from simreflect.run.runner import RunConfig, run
     from simreflect.run.store import StoreError
@@ -131,13 +135,27 @@ def run_cmd(
         except FileNotFoundError as e:
             console.print(f"[red]error:[/red] {e}")
             raise typer.Exit(2)
-    config = RunConfig(suite=suite, bench=str(bench.resolve()), agent=agent, levels=level_list,
-                       rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options)
+    suite_options = {}
+    for item in suite_option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            console.print(f"[red]error:[/red] --suite-option wants KEY=VALUE, got {item!r}")
+            raise typer.Exit(2)
+        suite_options[key.strip()] = value.strip()
+    config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
+                       rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options,
+                       method=method, suite_options=suite_options)
+    try:
+        make_agent(agent, config.suite_instance(), options, method)
+    except (ValueError, TypeError) as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
     counts = {"solved": 0, "failed": 0, "infra": 0}
     try:
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       TextColumn("{task.fields[stats]}"), console=console) as bar:
-            task_id = bar.add_task(f"{suite} x {agent}", total=None, stats="")
+            task_id = bar.add_task(f"{suite} x {agent}" + ("" if method == "vanilla" else f" ({method})"),
+                                   total=None, stats="")
 
             def progress(outcome, done, total):
                 key = "infra" if outcome.status != "finished" else ("solved" if outcome.solved else "failed")

@@ -24,9 +24,15 @@ class InfrastructureError(RuntimeError):
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    calls: int = 0
+    calls: int = 0  # requests sent (retries included)
     latency_s: float = 0.0
     cached: bool = False
+    aux_calls: int = 0  # auxiliary model calls (reviews, reflections), counted apart from the attempt
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
+                     self.calls + other.calls, self.latency_s + other.latency_s, self.cached and other.cached,
+                     self.aux_calls + other.aux_calls)
 
     @property
     def total_tokens(self) -> int:
@@ -35,7 +41,7 @@ class Usage:
     def to_dict(self) -> dict[str, Any]:
         return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "total_tokens": self.total_tokens, "calls": self.calls, "latency_s": round(self.latency_s, 4),
-                "cached": self.cached}
+                "cached": self.cached, "aux_calls": self.aux_calls}
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ class Action:
     raw: str = ""
     usage: Usage = field(default_factory=Usage)
     error: str = ""  # why no program could be read from the answer
+    messages: tuple[dict[str, str], ...] | None = None  # the chat actually sent, when a method changed it
+    notes: dict[str, Any] = field(default_factory=dict)  # what a method did (e.g. a reviewer's advice)
 
 
 class Agent(Protocol):

@@ -26,6 +26,8 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog) -> dict[str, An
         "tokens": sum(int(r.get("usage", {}).get("total_tokens", 0)) for r in rounds),
         "infra_errors": [e["error"] for e in log.infra_errors],
         "subsets": suite.subsets(task),
+        "flags": suite.episode_flags(rounds),
+        "aux_calls": sum(int(r.get("usage", {}).get("aux_calls", 0)) for r in rounds),
         "rounds": [
             {
                 "round": r["round"],
@@ -38,6 +40,7 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog) -> dict[str, An
                 "errors_before": r.get("errors_before", []),
                 "errors_after": r.get("errors_after", []),
                 "usage": r.get("usage", {}),
+                "method_notes": r.get("method_notes", {}),
             }
             for r in rounds
         ],

@@ -37,11 +37,21 @@ def summarize(rows: list[dict[str, Any]], levels: list[str], budget: int,
             "crashes": sum(r["crashes"] for r in done),
             "scripts": scripts,
             "tokens_per_episode": float(np.mean([r["tokens"] for r in done])) if done else 0.0,
+            "aux_calls": sum(r.get("aux_calls", 0) for r in done),
+            "flags": _flag_counts(done),
         }
         for s in subset_names:
             members = [r for r in done if s in r["subsets"]]
             out["subsets"].setdefault(s, {})[level] = {"solved": sum(r["solved"] for r in members), "n": len(members)}
     return out
+
+
+def _flag_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in rows:
+        for f in r.get("flags", []):
+            counts[f] = counts.get(f, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _pct_ci(ci: tuple[float, float]) -> str:
@@ -60,6 +70,13 @@ def summary_markdown(summary: dict[str, Any], title: str) -> str:
         lines.append(f"{level} | {s['solved_1']}/{s['n']}{_pct_ci(s['solved_1_ci'])} | "
                      f"{s['solved_within']}/{s['n']}{_pct_ci(s['solved_within_ci'])} | {avg} | "
                      f"{s['crashes']}/{s['scripts']} | {s['tokens_per_episode']:,.0f}")
+    flags = {lv: s["flags"] for lv, s in summary["levels"].items() if s.get("flags")}
+    aux = {lv: s["aux_calls"] for lv, s in summary["levels"].items() if s.get("aux_calls")}
+    if flags:
+        lines += ["", "Flags: " + "; ".join(f"{lv}: " + ", ".join(f"{k} {v}" for k, v in f.items())
+                                         for lv, f in flags.items())]
+    if aux:
+        lines += ["", "Auxiliary model calls (not attempts): " + ", ".join(f"{lv} {n}" for lv, n in aux.items())]
     if summary["subsets"]:
         levels = list(summary["levels"])
         lines += ["", f"Solved within {n_budget} rounds:", "", "Subset | " + " | ".join(levels),

@@ -80,3 +80,18 @@ class Suite(ABC):
     def default_root(self, seed: int = 0) -> Path:
         """The benchmark directory used when none is given (built or shipped by the suite)."""
         raise FileNotFoundError(f"suite {self.name!r} has no default benchmark; pass one explicitly")
+
+    #: Options a run may set (see `with_options`), with their meaning.
+    options_help: dict[str, str] = {}
+
+    def with_options(self, **options) -> "Suite":
+        """This suite configured for a run (e.g. the audit suite's context window). No options: itself."""
+        if options:
+            unknown = sorted(set(options) - set(self.options_help))
+            raise ValueError(f"suite {self.name!r} has no option(s) {', '.join(unknown)}; "
+                             f"it knows {', '.join(sorted(self.options_help)) or 'none'}")
+        return self
+
+    def episode_flags(self, rounds: list[dict]) -> list[str]:
+        """Flags a suite raises on an episode from its round records (e.g. audit's verify_gain)."""
+        return []

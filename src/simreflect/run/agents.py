@@ -9,12 +9,25 @@ from simreflect.agents.base import Agent
 from simreflect.agents.baselines import NoopAgent, OracleAgent
 from simreflect.core.suite import Suite
 
-AGENT_NAMES = ("oracle", "noop", "baseline", "llm")
+AGENT_NAMES = ("oracle", "reference", "noop", "baseline", "llm")
+METHOD_NAMES = ("vanilla", "review")
 
 
-def make_agent(name: str, suite: Suite, options: dict[str, Any] | None = None) -> Agent:
-    options = options or {}
-    if name == "oracle":
+def make_agent(name: str, suite: Suite, options: dict[str, Any] | None = None, method: str = "vanilla") -> Agent:
+    agent = _base_agent(name, suite, options or {})
+    if method == "vanilla":
+        return agent
+    if method == "review":
+        if not hasattr(agent, "complete"):
+            raise ValueError("method 'review' needs a model agent (--agent llm)")
+        from simreflect.agents.methods.review import ReviewedAgent
+
+        return ReviewedAgent(agent)
+    raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHOD_NAMES)}")
+
+
+def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:
+    if name in ("oracle", "reference"):
         return OracleAgent()
     if name == "noop":
         return NoopAgent()

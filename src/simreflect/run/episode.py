@@ -141,12 +141,13 @@ def run_episode(
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds))
         act_s = time.monotonic() - t0
         record, new_state, verdict = _play_round(suite, task, base, state, verdict, action, round_no, timeout_s)
-        record.update({"task": task.id, "level": level_name, "prompt": list(messages), "answer": action.raw,
-                       "diagnosis": action.diagnosis, "usage": action.usage.to_dict(),
+        sent = list(action.messages) if action.messages is not None else list(messages)
+        record.update({"task": task.id, "level": level_name, "prompt": sent, "answer": action.raw,
+                       "diagnosis": action.diagnosis, "usage": action.usage.to_dict(), "method_notes": action.notes,
                        "agent_seconds": round(act_s, 3)})
         store.append(record)
         log.rounds.append(record)
-        history += [{"role": "user", "content": user}, {"role": "assistant", "content": action.raw}]
+        history += [{"role": "user", "content": sent[-1]["content"]}, {"role": "assistant", "content": action.raw}]
         state = new_state
         if verdict.passed:
             break

@@ -24,15 +24,21 @@ class RunConfig:
     rounds: int = 3
     timeout_s: float = 60.0
     agent_options: dict[str, Any] = field(default_factory=dict)
+    method: str = "vanilla"
+    suite_options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"suite": self.suite, "bench": self.bench, "agent": self.agent, "levels": list(self.levels),
-                "rounds": self.rounds, "timeout_s": self.timeout_s, "agent_options": self.agent_options}
+                "rounds": self.rounds, "timeout_s": self.timeout_s, "agent_options": self.agent_options,
+                "method": self.method, "suite_options": self.suite_options}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         return cls(d["suite"], d["bench"], d["agent"], tuple(d["levels"]), int(d["rounds"]), float(d["timeout_s"]),
-                   dict(d.get("agent_options", {})))
+                   dict(d.get("agent_options", {})), str(d.get("method", "vanilla")), dict(d.get("suite_options", {})))
+
+    def suite_instance(self):
+        return get_suite(self.suite).with_options(**self.suite_options)
 
 
 _tasks_cache: dict[str, dict[str, Any]] = {}
@@ -47,9 +53,9 @@ def _tasks(suite_name: str, bench: str) -> dict[str, Any]:
 
 def _run_one(run_dir: str, cfg: dict[str, Any], task_id: str, level: str) -> EpisodeOutcome:
     config = RunConfig.from_dict(cfg)
-    suite = get_suite(config.suite)
+    suite = config.suite_instance()
     task = _tasks(config.suite, config.bench)[task_id]
-    agent = make_agent(config.agent, suite, config.agent_options)
+    agent = make_agent(config.agent, suite, config.agent_options, config.method)
     store = RunStore(Path(run_dir))
     log = store.episodes().get(episode_key(task_id, level), EpisodeLog())
     return run_episode(suite, agent, task, EvidenceLevel.parse(level), config.rounds, store, log, config.timeout_s)

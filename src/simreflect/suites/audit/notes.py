@@ -53,12 +53,20 @@ def _fmt(v) -> str:
     return json.dumps(v)
 
 
-def contract(card: Card, params: dict | None = None) -> str:
+def context_excerpt(text: str, window: int | None) -> str:
+    """The context, cut to its first `window` characters when a window is set (said so in the text)."""
+    text = text.strip()
+    if window is None or len(text) <= window:
+        return text
+    return text[:window] + f"\n[excerpt: the first {window:,} of {len(text):,} characters]"
+
+
+def contract(card: Card, params: dict | None = None, context_chars: int | None = None) -> str:
     """The task contract: the claim, its context, the parameters, the metric names, the control,
     the raw arrays and their recompute rules. Never the answer key or the variant parameters."""
     params = card.params if params is None else params
     lines = [f"# Audit task {card.id}: {card.title}", "", "## Claim", card.claim, "", f"Source: {card.source}", "",
-             "## Context (in our own words)", card.context.strip(), ""]
+             "## Context (in our own words)", context_excerpt(card.context, context_chars), ""]
     if card.honesty_note:
         lines += ["## What is reconstructed here", card.honesty_note, ""]
     lines += ["## Parameters (params.json)"]
@@ -85,8 +93,8 @@ def contract(card: Card, params: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def instruction(card: Card) -> str:
+def instruction(card: Card, context_chars: int | None = None) -> str:
     return ("You audit a scientific claim. Write a self-contained numpy script that tries to reproduce it: it\n"
             "computes the claim's quantity with its own code, runs the positive control through the same code,\n"
             "saves the raw arrays and prints one SUMMARY_JSON line. The task contract follows; the same text is\n"
-            f"in {CONTRACT_FILE} next to your script.\n\n" + contract(card))
+            f"in {CONTRACT_FILE} next to your script.\n\n" + contract(card, context_chars=context_chars))

@@ -164,9 +164,25 @@ class AuditSuite(Suite):
     name = "audit"
     default_budget = 3
     subset_order = ("keyed", "key: reference", "key: variant", "key: none")
+    options_help = {"context_chars": "show only the first N characters of each claim's context (default: all)"}
 
-    def __init__(self) -> None:
+    def __init__(self, context_chars: int | None = None) -> None:
         self._cards: dict[str, Card] = {}
+        self.context_chars = context_chars
+
+    def with_options(self, **options) -> AuditSuite:
+        if not options:
+            return self
+        super().with_options(**{k: v for k, v in options.items() if k not in self.options_help})
+        chars = options.get("context_chars")
+        return AuditSuite(context_chars=None if chars is None else int(chars))
+
+    def episode_flags(self, rounds: list[dict]) -> list[str]:
+        """verify_gain: the script's verdict flipped to 'supported' after feedback on an earlier round."""
+        verdicts = [(r.get("verdict") or {}).get("diagnostics", {}).get("verdict") for r in rounds]
+        claims = [c for c in verdicts if c]  # rounds whose script stated a verdict
+        flips = any(c == "supported" and any(e != "supported" for e in claims[:i]) for i, c in enumerate(claims))
+        return ["verify_gain"] if flips else []
 
     def card(self, task: Task) -> Card:
         folder = str(task.hidden["dir"])
@@ -202,7 +218,7 @@ class AuditSuite(Suite):
         return observation(self.card(task), verdict, level)
 
     def instruction(self, task: Task) -> str:
-        return notes.instruction(self.card(task))
+        return notes.instruction(self.card(task), context_chars=self.context_chars)
 
     def interface_notes(self, level: EvidenceLevel) -> str:
         return notes.interface_notes(level)

@@ -1,0 +1,1 @@
+"""Methods: strategies around a model agent that decide what it is shown and asked between attempts."""
