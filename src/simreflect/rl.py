@@ -1,0 +1,72 @@
+"""Group rollouts for RL fine-tuning (GRPO-style): several attempts at one task, advantages within the group.
+
+    from simreflect.rl import group_rollouts
+    group = group_rollouts("gait", task="ep07", chat=my_chat, group_size=8, level="L2")
+    # group.trajectories[i].messages / .rewards, group.advantages -> your trainer's loss
+
+`chat(messages) -> str` is any function that asks the policy: an OpenAI-compatible endpoint
+(e.g. vLLM serving the policy being trained) through `simreflect.agents.llm.LLMAgent.complete`,
+or a local model's generate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from simreflect.agents.parse import parse_answer
+from simreflect.core.env import RepairEnv
+
+Chat = Callable[[list[dict[str, str]]], str]
+
+
+@dataclass
+class Trajectory:
+    task: str
+    messages: list[dict[str, str]] = field(default_factory=list)  # the whole multi-turn chat
+    rewards: list[float] = field(default_factory=list)
+    solved: bool = False
+
+    @property
+    def ret(self) -> float:
+        return float(sum(self.rewards))
+
+
+@dataclass
+class Group:
+    trajectories: list[Trajectory]
+    advantages: list[float]
+
+
+def rollout(env: RepairEnv, chat: Chat, task: str | None = None, seed: int | None = None) -> Trajectory:
+    """One multi-turn episode: the policy answers, its program is run and verified, until done."""
+    obs, info = env.reset(seed=seed, options={"task": task} if task else None)
+    traj = Trajectory(task=info["task"], messages=[{"role": "user", "content": obs}])
+    while True:
+        answer = chat(traj.messages)
+        traj.messages.append({"role": "assistant", "content": answer})
+        parsed = parse_answer(answer)
+        program = parsed.program if parsed.program is not None else "raise SystemExit('no program in the answer')\n"
+        obs, reward, terminated, truncated, info = env.step(program)
+        traj.rewards.append(reward)
+        if terminated or truncated:
+            traj.solved = bool(info["passed"])
+            return traj
+        traj.messages.append({"role": "user", "content": obs})
+
+
+def group_advantages(returns: list[float], eps: float = 1e-6) -> list[float]:
+    """GRPO's group-relative advantages: (return - group mean) / (group std + eps)."""
+    r = np.asarray(returns, dtype=float)
+    return ((r - r.mean()) / (r.std() + eps)).tolist()
+
+
+def group_rollouts(suite: str, task: str, chat: Chat, group_size: int = 8, **env_kwargs) -> Group:
+    env = RepairEnv(suite, **env_kwargs)
+    try:
+        trajectories = [rollout(env, chat, task=task) for _ in range(group_size)]
+    finally:
+        env.close()
+    return Group(trajectories, group_advantages([t.ret for t in trajectories]))
