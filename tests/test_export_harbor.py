@@ -51,3 +51,16 @@ def test_solution_earns_the_reward_and_nothing_earns_none(exported, tmp_path):
     assert solved["reward"] == 1.0 and solved["passed"] is True
     unsolved = run_task(exported[0], tmp_path / "unsolved", solve=False)
     assert unsolved["reward"] == 0.0 and "no program" in unsolved["invalid"]
+
+
+@pytest.mark.slow
+def test_an_exported_audit_task_runs_its_verifier_and_solution(tmp_path):
+    from simreflect.suites.audit.cards import tasks_dir
+
+    exported = export_harbor("audit", tasks_dir() / "ols-risk", tmp_path / "harbor")
+    assert [d.name for d in exported] == ["audit-ols-risk"]
+    d = exported[0]
+    assert not (d / "environment" / "app" / "keys.json").exists()
+    assert (d / "tests" / "task" / "ols-risk" / "card.toml").is_file()
+    assert run_task(d, tmp_path / "solved", solve=True)["reward"] == 1.0
+    assert run_task(d, tmp_path / "unsolved", solve=False)["reward"] == 0.0

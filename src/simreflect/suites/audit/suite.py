@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sys
 import tempfile
 import zipfile
@@ -176,6 +177,16 @@ class AuditSuite(Suite):
         super().with_options(**{k: v for k, v in options.items() if k not in self.options_help})
         chars = options.get("context_chars")
         return AuditSuite(context_chars=None if chars is None else int(chars))
+
+    program_filename = notes.SCRIPT_FILE
+
+    def save_task(self, task: Task, dest: Path) -> None:
+        """The task folder under dest/<id> (a card's id must match its folder's name)."""
+        shutil.copytree(Path(task.hidden["dir"]), Path(dest) / task.id, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+
+    def load_task(self, path: Path) -> Task:
+        return self.load_tasks(Path(path))[0]
 
     def episode_flags(self, rounds: list[dict]) -> list[str]:
         """verify_gain: the script's verdict flipped to 'supported' after feedback on an earlier round."""
