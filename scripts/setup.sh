@@ -21,3 +21,24 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+
+# Blender as a Python module (pip package bpy) for the gait suite's blender interface, in its own
+# virtual environment: bpy pins numpy<2, which must not meet the main environment. The suite finds
+# it at .venv-blender/bin/python (or SIMREFLECT_BLENDER_PYTHON). bpy 5.0 wheels are for Python 3.11.
+BPY_VERSION="5.0.1"
+if [ "${SIMREFLECT_SKIP_BLENDER:-0}" != "1" ]; then
+  if ! .venv-blender/bin/python -c "import importlib.metadata as m, sys; sys.exit(m.version('bpy') != '$BPY_VERSION')" \
+      >/dev/null 2>&1; then
+    if { [ -x .venv-blender/bin/python ] || "$PYTHON" -m venv .venv-blender; } \
+        && .venv-blender/bin/python -m pip install -q --upgrade pip \
+        && .venv-blender/bin/python -m pip install -q "bpy==$BPY_VERSION"; then
+      echo "setup: bpy $BPY_VERSION installed in .venv-blender"
+    elif [ "${CI:-}" = "true" ]; then
+      echo "setup: could not install bpy $BPY_VERSION into .venv-blender (needs Python 3.11)" >&2
+      exit 1
+    else
+      echo "setup: warning: bpy $BPY_VERSION not installed (needs Python 3.11); the gait blender interface" \
+           "and its tests are skipped" >&2
+    fi
+  fi
+fi

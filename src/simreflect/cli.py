@@ -70,6 +70,8 @@ def run_cmd(
                                "failed attempt; llm only)."),
     suite_option: list[str] = typer.Option([], "--suite-option", help="KEY=VALUE suite settings, e.g. "
                                            "context_chars=20000 for audit (repeatable)."),
+    interface: Optional[str] = typer.Option(None, "--interface", help="gait: python (default) or blender (fix "
+                                            "scripts in bpy, run by Blender); short for --suite-option interface=..."),
     out: Path = typer.Option(..., "--out", help="Run directory; running the same command again resumes it."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the suite's own, built once "
                                          "into ~/.cache/simreflect for gait)."),
@@ -142,6 +144,8 @@ def run_cmd(
             console.print(f"[red]error:[/red] --suite-option wants KEY=VALUE, got {item!r}")
             raise typer.Exit(2)
         suite_options[key.strip()] = value.strip()
+    if interface is not None:
+        suite_options["interface"] = interface
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
                        rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options,
                        method=method, suite_options=suite_options)

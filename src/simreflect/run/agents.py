@@ -28,7 +28,7 @@ def make_agent(name: str, suite: Suite, options: dict[str, Any] | None = None, m
 
 def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:
     if name in ("oracle", "reference"):
-        return OracleAgent()
+        return OracleAgent(suite)
     if name == "noop":
         return NoopAgent()
     if name == "baseline":

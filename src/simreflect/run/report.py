@@ -18,7 +18,7 @@ from simreflect.run.store import RunStore, episode_key
 def rows_of(run_dir: Path) -> tuple[RunConfig, list[dict[str, Any]]]:
     store = RunStore(run_dir)
     config = RunConfig.from_dict(store.config())
-    suite = get_suite(config.suite)
+    suite = config.suite_instance()
     logs = store.episodes()
     rows = []
     for level in config.levels:
@@ -51,7 +51,7 @@ def rescore(run_dir: Path) -> list[str]:
     """Re-run every recorded program on a fresh workspace and re-verify; list every verdict that differs."""
     store = RunStore(run_dir)
     config = RunConfig.from_dict(store.config())
-    suite = get_suite(config.suite)
+    suite = config.suite_instance()
     tasks = _tasks(config.suite, config.bench)
     differences = []
     for key, log in sorted(store.episodes().items()):

@@ -60,6 +60,8 @@ def gait_verify(
     level: str = typer.Option("L2", "--level", help="Evidence level of the report: L1, L2 or L3."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as one JSON object."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds the fix script may run."),
+    interface: str = typer.Option("python", "--interface", help="python (a fix script on the rig object) or blender "
+                                  "(a bpy script run by Blender on the episode's .blend; needs bpy)."),
 ) -> None:
     """Verify an episode as it is, or after a fix script; exit status 0 only on PASS."""
     from simreflect.core.evidence import EvidenceLevel
@@ -68,10 +70,10 @@ def gait_verify(
     try:
         lvl = EvidenceLevel.parse(level)
         task = load_episode(episode_dir)
+        suite = GaitSuite().with_options(interface=interface)
     except (ValueError, FileNotFoundError) as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    suite = GaitSuite()
     program = None
     with tempfile.TemporaryDirectory(prefix="simreflect-verify-") as tmp:
         workdir = Path(tmp) / "work"
@@ -92,6 +94,7 @@ def gait_verify(
     if as_json:
         out = verdict.to_dict()
         out["episode"] = task.id
+        out["interface"] = suite.interface
         out["script"] = None if program is None else program.to_dict()
         sys.stdout.write(json.dumps(out) + "\n")
     else:

@@ -37,6 +37,9 @@ FIX_SCRIPT = "fix.py"
 FIX_LIMITS = Limits(wall_s=FIX_TIMEOUT_S, cpu_s=FIX_TIMEOUT_S, memory_mb=2048, processes=64, file_mb=64,
                     output_kb=256, disk_mb=512)
 MAX_RIG_BYTES = 64 << 20
+#: How fix scripts are written and run: "python" (the rig object, fixrunner) or "blender" (bpy scripts
+#: run by Blender on a .blend of the episode; see suites/gait/blender/).
+INTERFACES = ("python", "blender")
 #: All of simreflect a fix script's process can import. Not the generator: it rebuilds any seeded
 #: episode, and its oracle, from the rig alone. Not the verifier: nothing to probe offline.
 FIX_MODULES = ("simreflect.suites.gait.fixrunner", "simreflect.suites.gait.rig")
@@ -66,6 +69,7 @@ def task_from_record(record: dict, episode_dir: Path) -> Task:
             "kinds": record["kinds"],
             "walk_check": record["walk_check"],
             "oracle_fix": record["oracle_fix"],
+            **({"oracle_fix_bpy": record["oracle_fix_bpy"]} if record.get("oracle_fix_bpy") else {}),
         },
         budget=GaitSuite.default_budget,
     )
@@ -85,6 +89,29 @@ class GaitSuite(Suite):
     default_budget = 3
     program_filename = FIX_SCRIPT
     subset_order = ("contains leak", "contains balance", "contains knee", "1 defect", "2 defects", "3 defects")
+    options_help = {"interface": "python (default: fix scripts edit the rig object) or blender (fix scripts are bpy "
+                                 "scripts run by Blender 5 on the episode's .blend; needs bpy, see scripts/setup.sh "
+                                 "and SIMREFLECT_BLENDER_PYTHON)"}
+
+    def __init__(self, interface: str = "python") -> None:
+        if interface not in INTERFACES:
+            raise ValueError(f"gait interface must be one of {', '.join(INTERFACES)}, not {interface!r}")
+        self.interface = interface
+
+    def with_options(self, **options) -> GaitSuite:
+        if not options:
+            return self
+        super().with_options(**{k: v for k, v in options.items() if k not in self.options_help})
+        interface = str(options.get("interface", self.interface)).strip().lower()
+        suite = GaitSuite(interface=interface)
+        if interface == "blender":
+            from simreflect.suites.gait.blender.runtime import BlenderUnavailable, find_blender
+
+            try:
+                find_blender()
+            except BlenderUnavailable as e:
+                raise ValueError(f"the gait suite's blender interface needs Blender: {e}") from None
+        return suite
 
     def load_tasks(self, root: Path) -> list[Task]:
         root = Path(root)
@@ -92,12 +119,21 @@ class GaitSuite(Suite):
         return [task_from_record(r, root / EPISODES_DIR / r["id"]) for r in rows]
 
     def prepare_workspace(self, task: Task, workdir: Path) -> None:
+        if self.interface == "blender":
+            from simreflect.suites.gait.blender import interface as blender
+
+            return blender.prepare_workspace(Path(task.params["dir"]) / RIG_FILE, Path(workdir))
         workdir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(Path(task.params["dir"]) / RIG_FILE, workdir / RIG_FILE)
 
     def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = FIX_TIMEOUT_S) -> ProgramResult:
         """Run a fix script in the sandbox: the work directory (rig.json and the script, fix.py) is
-        all it can write, and all it sees of the episode. `timeout_s` bounds wall and CPU time."""
+        all it can write, and all it sees of the episode. `timeout_s` bounds wall and CPU time.
+        With the blender interface the script is a bpy script run by Blender on episode.blend."""
+        if self.interface == "blender":
+            from simreflect.suites.gait.blender import interface as blender
+
+            return blender.run_fix_script(program, Path(workdir), timeout_s)
         workdir = Path(workdir)
         write_workspace_file(workdir, FIX_SCRIPT, program)
         try:
@@ -111,6 +147,11 @@ class GaitSuite(Suite):
             remove_workspace_file(workdir, FIX_SCRIPT)
 
     def verify(self, task: Task, workdir: Path) -> Verdict:
+        if self.interface == "blender":  # the saved .blend, read back by Blender, then the same verifier
+            from simreflect.suites.gait.blender import interface as blender
+
+            return blender.verify_workspace(Path(task.params["dir"]) / RIG_FILE, Path(workdir),
+                                            WalkReference.from_dict(task.hidden["walk_check"]))
         trusted = Rig.load(Path(task.params["dir"]) / RIG_FILE)  # the episode folder: trusted
         try:
             edited = load_workspace_rig(workdir)  # whatever the program left: untrusted
@@ -119,16 +160,27 @@ class GaitSuite(Suite):
         return verify_rig(edited, WalkReference.from_dict(task.hidden["walk_check"]), trusted=trusted)
 
     def oracle(self, task: Task) -> str:
+        if self.interface == "blender":
+            return self.oracle_bpy(task)
         return task.hidden["oracle_fix"]
+
+    def oracle_bpy(self, task: Task) -> str:
+        """The oracle as a bpy script: from the episode record when it has one, else derived from the
+        same normal-vs-broken data (the Python oracle applied to the episode's rig)."""
+        if task.hidden.get("oracle_fix_bpy"):
+            return task.hidden["oracle_fix_bpy"]
+        from simreflect.suites.gait.blender.oracle import oracle_bpy_for
+
+        return oracle_bpy_for(Rig.load(Path(task.params["dir"]) / RIG_FILE), task.hidden["oracle_fix"], task.id)
 
     def observe(self, task: Task, verdict: Verdict, level: EvidenceLevel) -> str:
         return render_report(verdict, level, title=f"Walk verifier report for {task.id}")
 
     def instruction(self, task: Task) -> str:
-        return notes.INSTRUCTION + f"\nThe walk cycle of this robot lasts {task.params['period']} frames.\n"
+        return notes.instruction(self.interface) + f"\nThe walk cycle of this robot lasts {task.params['period']} frames.\n"
 
     def interface_notes(self, level: EvidenceLevel) -> str:
-        return notes.interface_notes(level)
+        return notes.interface_notes(level, interface=self.interface)
 
     def subsets(self, task: Task) -> list[str]:
         kinds = task.hidden["kinds"]
@@ -165,6 +217,8 @@ class GaitSuite(Suite):
         return path
 
     def baseline_agent(self):
+        if self.interface == "blender":
+            return None  # the cycle-restore baseline writes Python-interface scripts
         from simreflect.suites.gait.baseline import CycleRestoreBaseline
 
         return CycleRestoreBaseline()
