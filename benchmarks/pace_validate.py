@@ -1,0 +1,113 @@
+"""How long a full pace validation takes, and where the time goes.
+
+    .venv/bin/python benchmarks/pace_validate.py [--workers N] [--repeat K] [--task ID ...] [--json]
+
+Runs every control (each stage's reference on its stage, the source design on the source and on every
+target) through the real path: a sandboxed program, a Box2D run, the task's evaluator, the report.
+Every evaluation measures its own time in three parts:
+
+* engine:  wall time inside b2World.Step only;
+* harness: our own Python in the simulator's process: design validation, world building, per-step
+           joint-strength checks, environment forces, evaluator ticks, health checks, sensors and
+           commands (our side of the controller IPC), scoring and the report;
+* program: waiting for the sandboxed program: bwrap start-up, Python start-up, build(api), and for
+           controller tasks every control() round trip.
+
+It prints the full validation's wall time (parallel, as `simreflect pace validate` runs it), the
+per-task split, the harness/engine ratio overall and per task, the time per evaluation, and (with
+--inprocess) the same split with the trusted references run in this process, i.e. without the
+sandbox, which isolates the harness from the program's start-up. Timings are measurements on this
+machine (shared with other work: the load average is printed), never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections import defaultdict
+
+from simreflect.suites.pace.validate import run_controls
+
+
+def summarise(rows) -> dict:
+    per_task: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    totals: dict[str, float] = defaultdict(float)
+    walls = []
+    for r in rows:
+        t = r.timings
+        for k in ("engine_s", "harness_s", "program_s", "total_s", "steps", "requests"):
+            per_task[r.task][k] += t[k]
+            totals[k] += t[k]
+        per_task[r.task]["evaluations"] += 1
+        walls.append(r.wall_s)
+    return {"per_task": {k: dict(v) for k, v in sorted(per_task.items())}, "totals": dict(totals),
+            "evaluations": len(rows), "eval_mean_s": statistics.mean(walls), "eval_median_s": statistics.median(walls),
+            "eval_max_s": max(walls)}
+
+
+def table(summary: dict, title: str) -> str:
+    lines = [title, f"{'task':22s} {'evals':>5s} {'steps':>7s} {'engine s':>9s} {'harness s':>10s} {'program s':>10s} "
+                    f"{'harness/engine':>15s} {'harness us/step':>16s}"]
+    for task, v in summary["per_task"].items():
+        ratio = v["harness_s"] / v["engine_s"] if v["engine_s"] else float("inf")
+        lines.append(f"{task:22s} {int(v['evaluations']):5d} {int(v['steps']):7d} {v['engine_s']:9.3f} "
+                     f"{v['harness_s']:10.3f} {v['program_s']:10.3f} {100 * ratio:14.0f}% "
+                     f"{1e6 * v['harness_s'] / max(1, v['steps']):16.1f}")
+    t = summary["totals"]
+    busy = t["engine_s"] + t["harness_s"] + t["program_s"]
+    lines.append(f"{'all':22s} {summary['evaluations']:5d} {int(t['steps']):7d} {t['engine_s']:9.3f} "
+                 f"{t['harness_s']:10.3f} {t['program_s']:10.3f} {100 * t['harness_s'] / t['engine_s']:14.0f}% "
+                 f"{1e6 * t['harness_s'] / max(1, t['steps']):16.1f}")
+    lines.append(f"shares of the evaluations' time: engine {100 * t['engine_s'] / busy:.1f}%, harness "
+                 f"{100 * t['harness_s'] / busy:.1f}%, program (sandbox start-up, build, controller replies) "
+                 f"{100 * t['program_s'] / busy:.1f}%")
+    lines.append(f"time per evaluation: mean {summary['eval_mean_s']:.3f} s, median {summary['eval_median_s']:.3f} s, "
+                 f"max {summary['eval_max_s']:.3f} s")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    ap.add_argument("--repeat", type=int, default=1, help="run the full validation this many times")
+    ap.add_argument("--task", nargs="*", default=None)
+    ap.add_argument("--inprocess", action="store_true", help="also run the references in-process (no sandbox)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    report: dict = {"cpus": os.cpu_count(), "load_before": os.getloadavg()}
+    walls, summaries = [], []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        rows = run_controls(args.task, workers=args.workers)
+        walls.append(time.perf_counter() - t0)
+        bad = [r for r in rows if not r.ok]
+        if bad:
+            raise SystemExit(f"controls failed: {[(r.task, r.env, r.program) for r in bad]}")
+        summaries.append(summarise(rows))
+    report["validation_wall_s"] = walls
+    report["sandboxed"] = summaries[-1]
+    report["load_after"] = os.getloadavg()
+    if args.inprocess:
+        t0 = time.perf_counter()
+        rows = run_controls(args.task, workers=1, trusted_inprocess=True)
+        report["inprocess_wall_s"] = time.perf_counter() - t0
+        report["inprocess"] = summarise(rows)
+    if args.json:
+        print(json.dumps(report, indent=1, default=float))
+        return
+    n = summaries[-1]["evaluations"]
+    print(f"full validation: {n} evaluations on {report['cpus']} CPUs, wall "
+          + ", ".join(f"{w:.2f} s" for w in walls) + f" (load average before {report['load_before'][0]:.2f}, "
+          f"after {report['load_after'][0]:.2f})")
+    print(table(summaries[-1], "sandboxed (the real path):"))
+    if args.inprocess:
+        print()
+        print(table(report["inprocess"], f"in-process references, no sandbox (sequential wall "
+                                         f"{report['inprocess_wall_s']:.2f} s):"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""`simreflect pace ...`: a typer sub-app (mounted by the CLI as `pace`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(help="The pace suite: adapt a 2D physical design program (Box2D) from its source environment "
+                  "to mutated target environments.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """List the tasks: id, domain, title, mutated variables per stage."""
+    from simreflect.suites.pace.task import TARGETS, load_specs
+
+    for s in load_specs():
+        counts = "/".join(str(len(s.mutations(st))) for st in TARGETS)
+        typer.echo(f"{s.id:22s} {s.domain:11s} {'controller' if s.controller else 'design':10s} "
+                   f"mutations {counts:10s} {s.title}")
+
+
+@app.command("show")
+def show_cmd(
+    task: str = typer.Option(..., "--task", help="Task id."),
+    stage: str = typer.Option("1", "--stage", help="source, 1, 2, 3 or 4."),
+) -> None:
+    """Print the task card of one environment, as the agent reads it."""
+    from simreflect.suites.pace import prompt
+    from simreflect.suites.pace.task import load_spec
+
+    try:
+        spec = load_spec(task)
+        typer.echo(prompt.instruction(spec, stage))
+    except (FileNotFoundError, ValueError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2)
+
+
+@app.command("verify")
+def verify_cmd(
+    task: str = typer.Option(..., "--task", help="Task id (a folder under the tasks directory)."),
+    stage: str = typer.Option(..., "--stage", help="source, 1, 2, 3 or 4."),
+    program: Path = typer.Option(..., "--program", exists=True, dir_okay=False, help="The design program (.py)."),
+    as_json: bool = typer.Option(False, "--json", help="Print passed, score, feedback and the metrics as JSON."),
+    gif: Optional[Path] = typer.Option(None, "--gif", help="Write an animation of the run to this GIF."),
+    level: int = typer.Option(3, "--level", min=1, max=3, help="Evidence level of the report (1-3)."),
+    timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Wall and CPU seconds for the program."),
+) -> None:
+    """Run PROGRAM in the sandbox against one environment of TASK and print the report."""
+    from simreflect.suites.pace.evaluate import evaluate
+    from simreflect.suites.pace.task import load_spec, parse_stage
+
+    try:
+        spec = load_spec(task)
+        st = parse_stage(stage)
+    except (FileNotFoundError, ValueError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2)
+    ev = evaluate(spec, st, program.read_text(), timeout_s=timeout, gif=gif)
+    report = ev.feedback_levels.get(str(level), ev.feedback)
+    if as_json:
+        out = {"task": spec.id, "stage": st, "passed": ev.passed, "score": ev.score, "feedback": report,
+               "invalid": ev.invalid, "failure": ev.failure, "steps": ev.steps,
+               "program": None if ev.program is None else ev.program.to_dict(), "metrics": ev.metrics(),
+               "timings": ev.timings.to_dict()}
+        if gif is not None:
+            out["gif"] = str(gif)
+        typer.echo(json.dumps(out, indent=2, default=str))
+    else:
+        typer.echo(report.rstrip())
+        prog = ev.program
+        if prog is not None and prog.status != "ok":
+            typer.echo(f"\nProgram: {prog.status} ({prog.reason})")
+        if gif is not None:
+            typer.echo(f"GIF written to {gif}")
+    raise typer.Exit(0 if ev.passed else 1)
+
+
+@app.command("validate")
+def validate_cmd(
+    task: Optional[list[str]] = typer.Option(None, "--task", help="Only this task (repeatable)."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Worker processes (default: one per core)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON lines instead of a table."),
+    timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Wall and CPU seconds per program."),
+) -> None:
+    """Run the controls: each stage's reference passes it, the source design passes the source and fails every
+    target. Prints a table with scores, steps and wall time; exits 1 if any control fails."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from simreflect.suites.pace.validate import run_controls
+
+    start = time.perf_counter()
+    try:
+        rows = run_controls(task, workers=workers, timeout_s=timeout)
+    except KeyError as e:
+        typer.echo(f"error: {e.args[0]}", err=True)
+        raise typer.Exit(2)
+    wall = time.perf_counter() - start
+    bad = [r for r in rows if not r.ok]
+    if as_json:
+        for r in rows:
+            typer.echo(json.dumps(r.to_dict(), sort_keys=True))
+    else:
+        console = Console(width=max(Console().width, 140))
+        table = Table(title=f"pace controls: {len(rows)} evaluations, {len(rows) - len(bad)} as expected, "
+                            f"{wall:.1f} s wall")
+        for col in ("task", "env", "program", "expected", "result", "score", "steps", "wall s", "control", "failure"):
+            table.add_column(col, overflow="fold")
+        for r in rows:
+            table.add_row(r.task, r.env, r.program, "pass" if r.expect_pass else "fail",
+                          "pass" if r.passed else "fail", f"{r.score:g}", str(r.steps), f"{r.wall_s:.2f}",
+                          "[green]ok[/green]" if r.ok else "[red]FAIL[/red]",
+                          (r.invalid or r.failure)[:70])
+        console.print(table)
+    if bad:
+        typer.echo(f"{len(bad)} control(s) failed: " + ", ".join(f"{r.task}/{r.env}/{r.program}" for r in bad),
+                   err=True)
+        raise typer.Exit(1)

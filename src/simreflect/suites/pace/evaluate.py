@@ -1,0 +1,403 @@
+"""One evaluation: a design program against one environment of one task.
+
+    program text -> sandbox session (runner: build(api) -> design JSON)
+                 -> parse + validate the design (trusted) -> Box2D world (task world + design)
+                 -> run at 60 FPS (controller requests every few steps, for controller tasks)
+                 -> the task's evaluator -> constraints -> the one score -> feedback
+
+The program only ever receives the visible variables and, for controller tasks, the sensor
+readings its task documents. Its session is closed as soon as it is no longer needed (right
+after the build for design-only tasks). `Evaluation.metrics()` is deterministic (same program and
+environment -> same bytes in any process); timings are kept apart in `Evaluation.timings`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from simreflect.core.program import ProgramResult
+from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, SessionError, open_session, write_workspace_file
+from simreflect.core.verdict import Check, Detail, Verdict
+from simreflect.suites.pace import feedback as feedback_mod
+from simreflect.suites.pace.design import DesignInvalid, check_design, parse_design
+from simreflect.suites.pace.engine import DT, Event, Sim, StopSimulation, Timings
+from simreflect.suites.pace.scoring import Constraint, score
+from simreflect.suites.pace.task import GENERIC_CONSTRAINTS, Outcome, TaskSpec, parse_stage, stage_label
+
+PROGRAM_FILE = "program.py"
+TASK_FILE = "task.json"
+#: All of simreflect the program's process can import: the API and the runner. Not the engine,
+#: not the evaluator, not the task folders (their stages hold the hidden values).
+PROGRAM_MODULES = ("simreflect.suites.pace.api", "simreflect.suites.pace.runner")
+DEFAULT_TIMEOUT_S = 120.0
+BUILD_TIMEOUT_S = 30.0
+CONTROL_TIMEOUT_S = 2.0
+MAX_REPLY_BYTES = 1 << 20
+
+
+class ChannelError(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+class SandboxChannel:
+    """The program in a sandbox session (the only channel for untrusted programs)."""
+
+    def __init__(self, workdir: Path, timeout_s: float):
+        limits = Limits(wall_s=timeout_s, cpu_s=timeout_s, memory_mb=1024, processes=16, file_mb=16,
+                        output_kb=64, disk_mb=64)
+        self.session = open_session([sys.executable, "-P", "-m", "simreflect.suites.pace.runner",
+                                     f"{SANDBOX_WORKDIR}/{PROGRAM_FILE}"], workdir, limits,
+                                    package_modules=PROGRAM_MODULES, max_message_bytes=MAX_REPLY_BYTES)
+
+    def request(self, msg: dict[str, Any], timeout_s: float) -> Any:
+        try:
+            return self.session.request(msg, timeout_s)
+        except SessionError as e:
+            raise ChannelError(e.kind, str(e)) from None
+
+    def close(self) -> ProgramResult:
+        return self.session.close()
+
+
+class InProcessChannel:
+    """A TRUSTED program (a reference design of this package) run in this process, for tuning tasks
+    and profiling. No isolation at all: never give it a program you did not write."""
+
+    def __init__(self, program: str):
+        from simreflect.suites.pace.api import API
+
+        self._api_cls = API
+        self._namespace: dict[str, Any] = {"__name__": "design_program"}
+        self._source = program
+        self._control = None
+
+    def request(self, msg: dict[str, Any], timeout_s: float) -> Any:
+        msg = json.loads(json.dumps(msg))
+        try:
+            if msg["op"] == "build":
+                exec(compile(self._source, "program.py", "exec"), self._namespace)
+                api = self._api_cls(msg.get("env") or {})
+                self._namespace["build"](api)
+                self._control = self._namespace.get("control")
+                out = {"ok": True, "design": api.to_dict(), "controller": callable(self._control)}
+            else:
+                out = {"ok": True, "cmd": self._control(msg.get("sensors") or {})}
+        except Exception as e:  # noqa: BLE001 - reported like the runner does
+            out = {"ok": False, "where": msg["op"], "error": f"{type(e).__name__}: {e}"}
+        return json.loads(json.dumps(out, allow_nan=False))
+
+    def close(self) -> ProgramResult:
+        return ProgramResult("ok", 0, "", 0.0, isolation={"mode": "in-process (trusted programs only)"})
+
+
+@dataclass
+class Evaluation:
+    task: str
+    stage: str
+    passed: bool
+    score: float
+    goal_met: bool
+    progress: float
+    goal: str
+    constraints: list[Constraint]
+    steps: int
+    failure: str
+    failure_step: int | None
+    events: list[Event]
+    joints: list[dict[str, Any]]
+    health: dict[str, Any]
+    terminal: dict[str, Any]
+    design: dict[str, Any]
+    invalid: str = ""
+    program: ProgramResult | None = None
+    notes: list[str] = field(default_factory=list)
+    feedback: str = ""
+    feedback_levels: dict[str, str] = field(default_factory=dict)
+    timings: Timings = field(default_factory=Timings)
+
+    @property
+    def sim_time(self) -> float:
+        return self.steps * DT
+
+    def metrics(self) -> dict[str, Any]:
+        """Everything the evaluation concluded, as deterministic JSON data (no timings)."""
+        return {
+            "task": self.task, "stage": self.stage, "passed": self.passed, "score": self.score,
+            "goal_met": self.goal_met, "progress": round(self.progress, 6), "goal": self.goal,
+            "invalid": self.invalid, "failure": self.failure, "failure_step": self.failure_step,
+            "steps": self.steps, "sim_time": round(self.sim_time, 4),
+            "constraints": [c.to_dict() for c in self.constraints],
+            "events": [e.to_dict() for e in self.events], "joints": self.joints, "health": self.health,
+            "terminal": self.terminal, "design": self.design, "notes": self.notes,
+            "program_status": None if self.program is None else self.program.status,
+        }
+
+    def metrics_json(self) -> str:
+        return json.dumps(self.metrics(), sort_keys=True, separators=(",", ":"), default=_jsonable)
+
+    def verdict(self) -> Verdict:
+        diagnostics = {"feedback": self.feedback_levels or {"3": self.feedback}, "metrics": self.metrics()}
+        if self.invalid:
+            return Verdict(checks=(), score=self.score, reward=self.score / 100.0, invalid=self.invalid,
+                           diagnostics=diagnostics)
+        checks = [Check("goal", self.goal_met, value=round(self.progress, 4), limit="goal met", unit="progress",
+                        message=self.goal)]
+        for c in self.constraints:
+            limit = "" if c.limit is None else f"{c.sense} {c.limit:g}"
+            details = (Detail(2, c.detail),) if c.detail else ()
+            checks.append(Check(c.name, c.passed, value=c.value, limit=limit, unit=c.unit,
+                                message=c.description, where={} if c.step is None else {"step": c.step},
+                                details=details))
+        return Verdict(checks=tuple(checks), score=self.score, reward=self.score / 100.0, diagnostics=diagnostics)
+
+
+def _jsonable(o: Any) -> Any:
+    if isinstance(o, float) and not math.isfinite(o):
+        return str(o)
+    raise TypeError(f"not JSON: {type(o).__name__}")
+
+
+def _program_failure(reply: Any, where: str) -> str | None:
+    """Why a reply is not a success, in words (None for a good reply)."""
+    if not isinstance(reply, dict):
+        return f"the program's reply to '{where}' is not a JSON object"
+    if reply.get("ok") is True:
+        return None
+    if reply.get("ok") is False:
+        err = str(reply.get("error", ""))[:500] or "an error"
+        return f"the program's {str(reply.get('where', where))[:20]}() raised {err}"
+    return f"the program's reply to '{where}' has no ok field"
+
+
+def _clean_command(raw: Any, commands: dict[str, tuple[float, float]], last: dict[str, float],
+                   saturation: dict[str, int]) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        raise ValueError(f"control() must return a dict of actuator commands, got {type(raw).__name__}")
+    unknown = sorted(str(k) for k in raw if k not in commands)
+    if unknown:
+        raise ValueError(f"control() returned unknown actuator(s) {', '.join(unknown)[:200]}; this task's "
+                         f"actuators are {', '.join(commands)}")
+    out = dict(last)
+    for name, (lo, hi) in commands.items():
+        if name not in raw:
+            continue
+        v = raw[name]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+            raise ValueError(f"control() returned {v!r}"[:120] + f" for {name}, which is not a finite number")
+        v = float(v)
+        if v < lo or v > hi:
+            saturation[name] = saturation.get(name, 0) + 1
+            v = min(hi, max(lo, v))
+        out[name] = v
+    return out
+
+
+def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None = None,
+             timeout_s: float = DEFAULT_TIMEOUT_S, gif: Path | None = None, trusted_inprocess: bool = False) -> Evaluation:
+    """Run `program` against `stage` of `spec` (see the module docstring).
+
+    `workdir` (optional) is the program's work directory: program.py and task.json are written
+    there; otherwise a temporary one is used. `gif` writes an animation of the run."""
+    stage = parse_stage(stage)
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="simreflect-pace-") as tmp:
+            return evaluate(spec, stage, program, workdir=Path(tmp), timeout_s=timeout_s, gif=gif,
+                            trusted_inprocess=trusted_inprocess)
+    t_start = time.perf_counter()
+    timings = Timings()
+    env = spec.environment(stage)
+    visible = spec.visible(stage)
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    write_workspace_file(workdir, PROGRAM_FILE, program)
+    write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
+
+    t0 = time.perf_counter()
+    channel = InProcessChannel(program) if trusted_inprocess else SandboxChannel(workdir, timeout_s)
+    closed: ProgramResult | None = None
+    try:
+        try:
+            reply = channel.request({"op": "build", "env": visible}, min(BUILD_TIMEOUT_S, timeout_s))
+            problem = _program_failure(reply, "build")
+        except ChannelError as e:
+            reply, problem = None, f"the program did not answer the build request: {e}"
+        timings.program_s += time.perf_counter() - t0
+        if problem is not None:
+            closed = channel.close()
+            return _finish_invalid(spec, stage, problem, closed, timings, t_start)
+        try:
+            design = parse_design(reply.get("design"))
+        except DesignInvalid as e:
+            closed = channel.close()
+            return _finish_invalid(spec, stage, f"the declared design cannot be simulated: {e}", closed, timings,
+                                   t_start)
+        if spec.controller and reply.get("controller") is not True:
+            closed = channel.close()
+            return _finish_invalid(spec, stage, "this task needs a controller, and the program defines no "
+                                                "control(sensors) function", closed, timings, t_start)
+        if not spec.controller:
+            t0 = time.perf_counter()
+            closed = channel.close()  # the program is done: release the sandbox before simulating
+            timings.program_s += time.perf_counter() - t0
+
+        rules = spec.rules(env)
+        design_constraints, design_summary = check_design(design, rules)
+        settings = spec.engine_settings(env)
+        sim = Sim(settings)
+        world = spec.world_class(sim, env)
+        world.build()
+        sim.build_design(design, rules, spec.strength(env))
+        world.place(design)
+        evaluator = spec.evaluator_class(sim, world, env)
+
+        stop: list[str] = []
+        notes: list[str] = []
+        control = None
+        saturation: dict[str, int] = {}
+        if spec.controller:
+            commands = dict(world.commands)
+            last = {k: 0.0 if lo <= 0.0 <= hi else lo for k, (lo, hi) in commands.items()}
+
+            def ask_controller(step: int) -> None:
+                nonlocal last
+                sensors = world.sensors(step)
+                t1 = time.perf_counter()
+                try:
+                    reply = channel.request({"op": "control", "sensors": sensors}, CONTROL_TIMEOUT_S)
+                except ChannelError as e:
+                    timings.program_s += time.perf_counter() - t1
+                    why = f"the controller failed at step {step} (t = {step * DT:.2f} s): {e}"
+                    stop.append(why)
+                    raise StopSimulation("program", why) from None
+                timings.program_s += time.perf_counter() - t1
+                timings.requests += 1
+                bad = _program_failure(reply, "control")
+                if bad is None:
+                    try:
+                        last = _clean_command(reply.get("cmd"), commands, last, saturation)
+                    except ValueError as e:
+                        bad = str(e)
+                if bad is not None:
+                    why = f"the controller failed at step {step} (t = {step * DT:.2f} s): {bad}"
+                    stop.append(why)
+                    raise StopSimulation("program", why)
+                world.apply(last, step)
+
+            control = ask_controller
+
+        frames = None
+        on_frame = None
+        if gif is not None:
+            from simreflect.suites.pace.render import FrameRecorder
+
+            frames = FrameRecorder(spec, env)
+            on_frame = frames.capture
+        sim.event("start", f"simulation starts ({stage_label(stage)})", 0)
+        sim.run(evaluator, before_step=world.before_step if world.forces else None, control=control,
+                on_frame=on_frame)
+        outcome = evaluator.finish()
+        if spec.controller:
+            t0 = time.perf_counter()
+            closed = channel.close()
+            timings.program_s += time.perf_counter() - t0
+        if closed.status != "ok" and not stop:
+            stop.append(f"the program's process did not end cleanly: {closed.reason}")
+        if saturation:
+            notes.append("commands outside their range were clamped: " +
+                         ", ".join(f"{k} {n} times" for k, n in sorted(saturation.items())))
+        ev = _assemble(spec, stage, sim, outcome, design_constraints, design_summary, stop, closed, notes)
+        if frames is not None:
+            frames.write(gif, sim, ev)
+    finally:
+        if closed is None:
+            closed = channel.close()
+    timings.engine_s = sim.engine_s
+    timings.steps = sim.steps
+    timings.total_s = time.perf_counter() - t_start
+    timings.harness_s = timings.total_s - timings.engine_s - timings.program_s
+    ev.timings = timings
+    return ev
+
+
+def _finish_invalid(spec: TaskSpec, stage: str, why: str, closed: ProgramResult, timings: Timings,
+                    t_start: float) -> Evaluation:
+    if closed.status != "ok" and closed.reason and closed.reason not in why:
+        why = f"{why} ({closed.reason})"
+    ev = Evaluation(task=spec.id, stage=stage, passed=False, score=-100.0, goal_met=False, progress=0.0,
+                    goal="not simulated", constraints=[], steps=0, failure=why, failure_step=0, events=[], joints=[],
+                    health={}, terminal={}, design={}, invalid=why, program=closed)
+    ev.feedback_levels = feedback_mod.format_levels(ev, spec)
+    ev.feedback = ev.feedback_levels["3"]
+    timings.total_s = time.perf_counter() - t_start
+    timings.harness_s = timings.total_s - timings.program_s
+    ev.timings = timings
+    return ev
+
+
+def _assemble(spec: TaskSpec, stage: str, sim: Sim, outcome: Outcome, design_constraints: list[Constraint],
+              design_summary: dict[str, Any], stop: list[str], closed: ProgramResult | None,
+              notes: list[str]) -> Evaluation:
+    health = sim.health.to_dict()
+    exec_problems = list(stop)
+    if sim.health.status != "ok":
+        exec_problems.append(f"numerical failure at step {sim.health.problem_step} "
+                             f"(t = {sim.health.problem_step * DT:.2f} s): {sim.health.problem}")
+    execution = Constraint("execution", "the program answered every request and the simulation stayed numerically "
+                                        "healthy", passed=not exec_problems, value=float(len(exec_problems)),
+                           limit=0.0, unit="failures", detail="; ".join(exec_problems))
+    task_constraints = list(outcome.constraints)
+    names = [c.name for c in task_constraints]
+    expected = spec.constraint_text(stage)
+    if names != [n for n, _ in expected]:
+        raise RuntimeError(f"{spec.id}: the evaluator returned constraints {names}, the card declares "
+                           f"{[n for n, _ in expected]}")
+    # the card's words (with this environment's visible thresholds) describe each constraint
+    task_constraints = [replace(c, description=text) for c, (_, text) in zip(task_constraints, expected)]
+    constraints = [execution, *design_constraints, *task_constraints]
+    assert [c.name for c in constraints[:4]] == list(GENERIC_CONSTRAINTS)
+    sc = score(outcome.goal_met, outcome.progress, constraints)
+    passed = sc == 100.0
+    failure, failure_step = "", None
+    if not passed:
+        candidates: list[tuple[int, str]] = []
+        if exec_problems:
+            candidates.append((sim.steps, exec_problems[0]))
+        if outcome.failure is not None:
+            candidates.append(outcome.failure)
+        broken = sim.broken_joints()
+        if broken and not candidates:
+            b = broken[0]
+            candidates.append((b.broken_step, f"joint {b.id} broke"))
+        if not candidates:
+            bad = [c for c in constraints if not c.passed]
+            if bad:
+                candidates.append((bad[0].step if bad[0].step is not None else sim.steps,
+                                   f"hard constraint {bad[0].name} violated: {bad[0].detail or bad[0].description}"))
+            else:
+                candidates.append((sim.steps, f"goal not reached: {outcome.goal}"))
+        failure_step, failure = min(candidates, key=lambda c: c[0])
+    ev = Evaluation(task=spec.id, stage=stage, passed=passed, score=sc, goal_met=outcome.goal_met,
+                    progress=float(outcome.progress), goal=outcome.goal, constraints=constraints, steps=sim.steps,
+                    failure=failure, failure_step=failure_step, events=sim.chronology(),
+                    joints=sim.joint_summaries(), health=health, terminal=dict(outcome.terminal),
+                    design=design_summary, program=closed, notes=notes)
+    ev.feedback_levels = feedback_mod.format_levels(ev, spec)
+    ev.feedback = ev.feedback_levels["3"]
+    return ev
+
+
+def task_description(spec: TaskSpec, stage: str) -> str:
+    """task.json: what the program's work directory holds besides the program (visible only)."""
+    data = {"task": spec.id, "title": spec.title, "stage": parse_stage(stage), "visible": spec.visible(stage),
+            "invisible_variables": spec.invisible_names(), "controller": spec.controller}
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+

@@ -1,0 +1,160 @@
+"""PaceSuite: the pace tasks behind the core Suite interface.
+
+A pace Task is one (base task, target stage) pair: the agent starts from the base task's source
+design (program.py in the workspace, with task.json describing the visible environment) and must
+adapt it to the target stage within the budget (20 verified attempts). One round runs the new
+program through the sandbox and the simulator (`evaluate`); the verdict is the evaluation's
+constraints, score and report. Evaluations are deterministic, so `verify` may reuse the one
+`run_program` just made for the same program text (an in-memory cache keyed by task and program
+hash); without it, `verify` evaluates program.py from the workspace itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from collections import OrderedDict
+from pathlib import Path
+
+from simreflect.core.evidence import EvidenceLevel, render_report
+from simreflect.core.program import ProgramResult
+from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
+from simreflect.core.suite import Suite
+from simreflect.core.task import Task
+from simreflect.core.verdict import Verdict
+from simreflect.suites.pace import prompt
+from simreflect.suites.pace.evaluate import (
+    DEFAULT_TIMEOUT_S,
+    PROGRAM_FILE,
+    TASK_FILE,
+    Evaluation,
+    evaluate,
+    task_description,
+)
+from simreflect.suites.pace.task import TARGETS, TaskSpec, load_spec, load_specs, tasks_dir
+
+MAX_PROGRAM_BYTES = 1 << 20
+SAVED_TASK = "pace_task.json"
+CACHE_SIZE = 64
+
+
+def task_id(spec_id: str, stage: str) -> str:
+    return f"{spec_id}.{stage}"
+
+
+def task_for(spec: TaskSpec, stage: str, index: int = 0) -> Task:
+    return Task(id=task_id(spec.id, stage), suite="pace", seed=index,
+                params={"task": spec.id, "stage": stage, "domain": spec.domain, "visible": spec.visible(stage),
+                        "invisible": spec.invisible_names(), "controller": spec.controller},
+                hidden={"dir": str(spec.folder), "stage": stage, "mutations": spec.mutations(stage)},
+                budget=PaceSuite.default_budget)
+
+
+class PaceSuite(Suite):
+    name = "pace"
+    default_budget = 20
+    subset_order = ("domain: statics", "domain: kinematics", "domain: dynamics", "domain: granular",
+                    "domain: control", "domain: exotic", "stage 1", "stage 2", "stage 3", "stage 4")
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[tuple[str, str], Evaluation] = OrderedDict()
+
+    # --- tasks
+
+    def load_tasks(self, root: Path | None = None) -> list[Task]:
+        """Every (task, target stage) pair of a tasks directory (default: the packaged tasks)."""
+        specs = load_specs(root)
+        out = []
+        for spec in specs:
+            for st in TARGETS:
+                out.append(task_for(spec, st, len(out)))
+        return out
+
+    def default_root(self, seed: int = 0) -> Path:
+        """The packaged task folders (they are the benchmark; there is nothing to build)."""
+        return tasks_dir()
+
+    def save_task(self, task: Task, dest: Path) -> None:
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / SAVED_TASK).write_text(json.dumps(task.to_dict(), indent=2, sort_keys=True) + "\n")
+
+    def load_task(self, path: Path) -> Task:
+        path = Path(path)
+        return Task.from_dict(json.loads((path / SAVED_TASK if path.is_dir() else path).read_text()))
+
+    def spec(self, task: Task) -> TaskSpec:
+        folder = Path(task.hidden["dir"])
+        return load_spec(folder.name, folder.parent)
+
+    # --- programs and verdicts
+
+    def prepare_workspace(self, task: Task, workdir: Path) -> None:
+        spec = self.spec(task)
+        workdir = Path(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        write_workspace_file(workdir, PROGRAM_FILE, spec.program("source"))
+        write_workspace_file(workdir, TASK_FILE, task_description(spec, task.hidden["stage"]))
+
+    def _remember(self, task: Task, program: str, ev: Evaluation) -> None:
+        key = (task.id, hashlib.sha256(program.encode()).hexdigest())
+        self._cache[key] = ev
+        self._cache.move_to_end(key)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+    def evaluation(self, task: Task, program: str, workdir: Path | None = None,
+                   timeout_s: float = DEFAULT_TIMEOUT_S) -> Evaluation:
+        """The evaluation of `program` in the task's environment (cached by program hash)."""
+        key = (task.id, hashlib.sha256(program.encode()).hexdigest())
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        ev = evaluate(self.spec(task), task.hidden["stage"], program, workdir=workdir, timeout_s=timeout_s)
+        self._remember(task, program, ev)
+        return ev
+
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> ProgramResult:
+        """Write program.py into the workspace and evaluate it: the program runs in the sandbox
+        (build, and the controller during the simulation); the result is its process's."""
+        workdir = Path(workdir)
+        key = (task.id, hashlib.sha256(program.encode()).hexdigest())
+        self._cache.pop(key, None)  # a new round is a new run
+        ev = self.evaluation(task, program, workdir=workdir, timeout_s=timeout_s)
+        write_workspace_file(workdir, PROGRAM_FILE, program)
+        return ev.program if ev.program is not None else ProgramResult("error", None, "", 0.0, "not run")
+
+    def verify(self, task: Task, workdir: Path) -> Verdict:
+        try:
+            program = read_workspace_file(Path(workdir), PROGRAM_FILE, MAX_PROGRAM_BYTES).decode("utf-8")
+        except FileNotFoundError:
+            return Verdict.invalid_artefact(f"no {PROGRAM_FILE} in the work directory", score=-100.0, reward=-1.0)
+        except (UnsafeWorkspaceFile, OSError, UnicodeDecodeError) as e:
+            return Verdict.invalid_artefact(f"cannot read {PROGRAM_FILE}: {e}", score=-100.0, reward=-1.0)
+        with tempfile.TemporaryDirectory(prefix="simreflect-pace-verify-") as tmp:
+            ev = self.evaluation(task, program, workdir=Path(tmp))
+        return ev.verdict()
+
+    def oracle(self, task: Task) -> str:
+        return self.spec(task).reference(task.hidden["stage"])
+
+    # --- text
+
+    def observe(self, task: Task, verdict: Verdict, level: EvidenceLevel) -> str:
+        levels = verdict.diagnostics.get("feedback")
+        if isinstance(levels, dict) and levels:
+            return levels.get(str(int(level))) or levels[max(levels)]
+        return render_report(verdict, level, title=f"PACE report for {task.id}")
+
+    def instruction(self, task: Task) -> str:
+        return prompt.instruction(self.spec(task), task.hidden["stage"])
+
+    def interface_notes(self, level: EvidenceLevel) -> str:
+        return prompt.interface_notes()
+
+    def subsets(self, task: Task) -> list[str]:
+        return [f"domain: {task.params['domain']}", f"stage {task.hidden['stage'][-1]}"]
+
+
+__all__ = ["PaceSuite", "task_for", "task_id", "tasks_dir"]

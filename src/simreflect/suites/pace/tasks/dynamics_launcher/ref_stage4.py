@@ -1,0 +1,29 @@
+"""Stage-4 reference: a longer, lighter arm at the slower motors' full speed.
+
+The motors turn at 6 rad/s at most, so the release speed v = omega L needs a longer arm (2.4 m);
+a thinner arm keeps its moment of inertia, and the torque it takes to swing it, within the motor.
+The pivot sits just inside the lower zone; the 85 degree swing still ends in a steep lob over the
+wall, and the narrower basket still catches a ball that arrives steeply.
+"""
+
+import math
+
+
+def launcher(api, pivot, L, speed, torque, start_deg, sweep_deg, t):
+    """An arm pinned to the frame at `pivot`, pointing at `start_deg`, driven clockwise until a stop
+    `sweep_deg` later; the ball rides on the arm's leading face against a lip at the tip."""
+    px, py = pivot
+    a = math.radians(start_deg)
+    tip = (px + L * math.cos(a), py + L * math.sin(a))
+    arm = api.beam(pivot, tip, thickness=t, material="wood")
+    nx, ny = math.sin(a), -math.cos(a)  # the leading face's normal (clockwise swing)
+    lip = api.beam(tip, (tip[0] + 0.3 * nx, tip[1] + 0.3 * ny), thickness=0.06, material="wood")
+    api.rigid(arm, lip, tip)
+    api.pivot(api.GROUND, arm, pivot, motor_speed=speed, max_torque=torque,
+              limits=(-math.radians(sweep_deg), 0.02))
+    d = L - 0.25
+    api.place("ball", (px + d * math.cos(a) + nx * (t / 2 + 0.205), py + d * math.sin(a) + ny * (t / 2 + 0.205)))
+
+
+def build(api):
+    launcher(api, pivot=(-0.3, 2.3), L=2.4, speed=-6.0, torque=2000.0, start_deg=225.0, sweep_deg=85.0, t=0.08)

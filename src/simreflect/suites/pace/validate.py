@@ -1,0 +1,111 @@
+"""The controls every pace task must pass, run through the real path (sandbox + simulator).
+
+For every task: the source design passes the source environment and fails every target stage;
+each stage's reference design passes its own stage. `run_controls` runs them over a process pool
+(each control is one full evaluation: a sandboxed program, a Box2D run, an evaluator) and returns
+one row per control with its score, steps and wall time (and where the time went).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from simreflect.suites.pace.evaluate import DEFAULT_TIMEOUT_S, evaluate
+from simreflect.suites.pace.task import TARGETS, load_spec, load_specs
+
+
+@dataclass(frozen=True)
+class Control:
+    task: str
+    env: str  # the environment (source, stage1..stage4)
+    program: str  # which of the task's programs: source, stage1..stage4 (its reference)
+    expect_pass: bool
+
+
+@dataclass
+class ControlResult:
+    task: str
+    env: str
+    program: str
+    expect_pass: bool
+    passed: bool
+    score: float
+    steps: int
+    wall_s: float
+    failure: str = ""
+    invalid: str = ""
+    program_status: str = ""
+    timings: dict[str, Any] = field(default_factory=dict)
+    metrics_sha: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.passed == self.expect_pass
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "ok": self.ok}
+
+
+def controls_for(task_ids: list[str] | None = None, root: Path | None = None) -> list[Control]:
+    specs = load_specs(root)
+    if task_ids:
+        known = {s.id for s in specs}
+        unknown = [t for t in task_ids if t not in known]
+        if unknown:
+            raise KeyError(f"unknown pace task(s) {', '.join(unknown)}; tasks: {', '.join(sorted(known))}")
+        specs = [s for s in specs if s.id in task_ids]
+    out: list[Control] = []
+    for spec in specs:
+        out.append(Control(spec.id, "source", "source", True))
+        for st in TARGETS:
+            out.append(Control(spec.id, st, "source", False))
+            out.append(Control(spec.id, st, st, True))
+    return out
+
+
+def run_control(control: Control, root: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
+                trusted_inprocess: bool = False) -> ControlResult:
+    import hashlib
+
+    spec = load_spec(control.task, Path(root) if root else None)
+    t0 = time.perf_counter()
+    ev = evaluate(spec, control.env, spec.program(control.program), timeout_s=timeout_s,
+                  trusted_inprocess=trusted_inprocess)
+    wall = time.perf_counter() - t0
+    return ControlResult(task=control.task, env=control.env, program=control.program,
+                         expect_pass=control.expect_pass, passed=ev.passed, score=ev.score, steps=ev.steps,
+                         wall_s=round(wall, 4), failure=ev.failure[:160], invalid=ev.invalid[:160],
+                         program_status="" if ev.program is None else ev.program.status,
+                         timings=ev.timings.to_dict(),
+                         metrics_sha=hashlib.sha256(ev.metrics_json().encode()).hexdigest()[:16])
+
+
+def _run(args: tuple) -> ControlResult:
+    return run_control(*args)
+
+
+def run_controls(task_ids: list[str] | None = None, root: Path | None = None, workers: int | None = None,
+                 timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[int, int], None] | None = None,
+                 trusted_inprocess: bool = False) -> list[ControlResult]:
+    """Every control of the chosen tasks (all by default), in the canonical order."""
+    controls = controls_for(task_ids, root)
+    workers = workers or min(len(controls), os.cpu_count() or 1)
+    args = [(c, str(root) if root else None, timeout_s, trusted_inprocess) for c in controls]
+    results: list[ControlResult] = []
+    if workers <= 1:
+        for i, a in enumerate(args):
+            results.append(_run(a))
+            if progress:
+                progress(i + 1, len(args))
+        return results
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for i, r in enumerate(pool.map(_run, args)):
+            results.append(r)
+            if progress:
+                progress(i + 1, len(args))
+    return results

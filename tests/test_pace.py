@@ -1,0 +1,284 @@
+"""The pace suite through its real path: task folders, the 6 x 5 controls (sandboxed programs,
+Box2D runs, evaluators), determinism across processes, what the agent sees and does not see, the
+Suite interface with the episode loop, and the `pace` commands."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.registry import get_suite
+from simreflect.suites.pace import prompt
+from simreflect.suites.pace.evaluate import PROGRAM_FILE, TASK_FILE, evaluate
+from simreflect.suites.pace.task import DOMAINS, FOLDER_FILES, TARGETS, load_spec, load_specs, tasks_dir
+from simreflect.suites.pace.validate import controls_for, run_controls
+
+SPECS = load_specs()
+
+
+# ----- the task folders ---------------------------------------------------------------------------
+
+def test_six_tasks_one_per_domain_every_folder_the_same_shape():
+    assert sorted(s.domain for s in SPECS) == sorted(DOMAINS)
+    for spec in SPECS:
+        names = sorted(p.name for p in spec.folder.iterdir() if not p.name.startswith(("__", ".")))
+        assert names == sorted(FOLDER_FILES), spec.id
+        assert spec.world_class and spec.evaluator_class and spec.feedback_module and spec.render_module
+
+
+def test_mutations_rise_from_two_to_about_ten():
+    for spec in SPECS:
+        counts = [len(spec.mutations(st)) for st in TARGETS]
+        assert counts[0] == 2 and counts == sorted(counts) and 9 <= counts[3] <= 12, (spec.id, counts)
+        for a, b in zip(TARGETS, TARGETS[1:]):  # each stage keeps the previous stage's changes
+            assert set(spec.mutations(a)) <= set(spec.mutations(b)), (spec.id, a, b)
+
+
+def test_every_stage_says_why_it_is_solvable():
+    for spec in SPECS:
+        for st in ("source", *TARGETS):
+            assert len(spec.notes(st)) > 60, (spec.id, st)
+        for st in TARGETS:
+            assert "olvable" in spec.notes(st), (spec.id, st)
+
+
+# ----- the controls ---------------------------------------------------------------------------------
+
+def test_one_control_fast():
+    """The cheapest full controls of one task through the sandbox, in this process."""
+    spec = load_spec("dynamics_launcher")
+    good = evaluate(spec, "source", spec.program("source"))
+    assert good.passed and good.score == 100.0 and good.program.isolation["mode"] in ("bwrap", "plain")
+    bad = evaluate(spec, "stage1", spec.program("source"))
+    assert not bad.passed and bad.score < 100 and bad.failure
+    ref = evaluate(spec, "stage1", spec.program("stage1"))
+    assert ref.passed
+
+
+@pytest.fixture(scope="module")
+def control_rows():
+    return {(r.task, r.env, r.program): r for r in run_controls(workers=2)}
+
+
+@pytest.mark.parametrize("control", controls_for(), ids=lambda c: f"{c.task}-{c.env}-{c.program}")
+def test_control(control, control_rows):
+    row = control_rows[(control.task, control.env, control.program)]
+    assert row.passed == control.expect_pass, (row.score, row.failure, row.invalid)
+    assert row.program_status == "ok" and not row.invalid
+    if control.expect_pass:
+        assert row.score == 100.0
+    assert row.wall_s < 5.0  # the per-environment budget of the issue
+
+
+def test_the_control_plan_is_complete():
+    plan = controls_for()
+    assert len(plan) == 6 * 9
+    for spec in SPECS:
+        mine = [c for c in plan if c.task == spec.id]
+        assert sum(c.expect_pass for c in mine) == 5  # source on source, one reference per stage
+
+
+# ----- determinism ------------------------------------------------------------------------------------
+
+PROBE = """
+import hashlib, json, sys
+from simreflect.suites.pace.task import load_spec
+from simreflect.suites.pace.evaluate import evaluate
+out = {}
+for task, stage, program in json.loads(sys.argv[1]):
+    spec = load_spec(task)
+    ev = evaluate(spec, stage, spec.program(program))
+    out[f"{task}/{stage}/{program}"] = [hashlib.sha256(ev.metrics_json().encode()).hexdigest(),
+                                        hashlib.sha256(ev.feedback.encode()).hexdigest(), ev.score]
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_evaluations_are_identical_across_processes():
+    cases = [["control_lander", "stage3", "stage3"], ["granular_dam", "stage2", "source"],
+             ["statics_bridge", "stage4", "stage4"], ["exotic_egg_cradle", "stage4", "stage4"]]
+    runs = [subprocess.run([sys.executable, "-c", PROBE, json.dumps(cases)], capture_output=True, text=True,
+                           timeout=300, env={"PYTHONHASHSEED": str(seed), "PATH": "/usr/bin:/bin"})
+            for seed in (1, 2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    a, b = (json.loads(r.stdout) for r in runs)
+    assert a == b and len(a) == len(cases)
+
+
+def test_the_validation_rows_carry_the_same_metrics_as_a_fresh_run(control_rows):
+    spec = load_spec("kinematics_rover")
+    ev = evaluate(spec, "stage3", spec.program("stage3"))
+    row = control_rows[("kinematics_rover", "stage3", "stage3")]
+    assert hashlib.sha256(ev.metrics_json().encode()).hexdigest()[:16] == row.metrics_sha
+
+
+# ----- what the agent sees -------------------------------------------------------------------------------
+
+def test_visible_changes_are_marked_and_invisible_ones_only_named():
+    spec = load_spec("statics_bridge")
+    text = prompt.instruction(spec, "stage2")
+    assert "gap width: 12 m (originally 10 m in the source environment)" in text
+    assert "cart mass: 1000 kg (originally 600 kg in the source environment)" in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("Variables that may have changed"))
+    assert "gravity" in line and "wind" in line and "tyre friction" in line
+    assert "11.5" not in text  # stage 2's gravity
+    for spec in SPECS:
+        lines = {st: next((ln for ln in prompt.instruction(spec, st).splitlines()
+                           if ln.startswith("Variables that may have changed")), "")
+                 for st in ("source", *TARGETS)}
+        assert len(set(lines.values())) == 1, spec.id  # identical for every stage of a task
+        for st in TARGETS:
+            assert not set(spec.visible(st)) & set(spec.invisible_names())
+
+
+def _hidden_value_patterns(spec, stage):
+    """Distinctive renderings of the invisible values that differ from the source environment."""
+    env, src = spec.environment(stage), spec.environment("source")
+    card = prompt.instruction(spec, "source")  # numbers of the card itself (geometry, say) are no leak
+    out = []
+    for name in spec.invisible_names():
+        v = env[name]
+        if v == src[name] or not isinstance(v, float) or v in (0.0, 1.0):
+            continue
+        text = f"{v:g}"
+        pattern = re.compile(rf"(?<![\d.]){re.escape(text)}(?![\d])")
+        if len(text.lstrip("-")) >= 3 and not pattern.search(card):  # else too common to tell apart
+            out.append((name, pattern))
+    return out
+
+
+def test_hidden_values_never_reach_the_program_or_the_report(tmp_path):
+    for spec in SPECS:
+        st = "stage4"
+        ev = evaluate(spec, st, spec.program("source"), workdir=tmp_path / spec.id)
+        task_json = json.loads((tmp_path / spec.id / TASK_FILE).read_text())
+        assert set(task_json["visible"]) == set(spec.visible(st))
+        for name, pattern in _hidden_value_patterns(spec, st):
+            for where, text in (("feedback", ev.feedback), ("prompt", prompt.instruction(spec, st)),
+                                ("task.json", json.dumps(task_json))):
+                text = re.sub(r"step\s+\d+", "step #", text)  # step counts are not physics
+                assert not pattern.search(text), (spec.id, name, where)
+
+
+def test_the_report_has_the_sections_a_physicist_expects():
+    spec = load_spec("statics_bridge")
+    ev = evaluate(spec, "stage2", spec.program("source"))
+    text = ev.feedback
+    for part in ("Status: FAIL", "(at step", "t = ", "Terminal state", "Chronology:", "first joint failure",
+                 "Constraint profile:", "[FAIL] structure_intact", "margin", "Peak joint loads", "% = ",
+                 "Numerical health: OK"):
+        assert part in text, part
+    assert "wood" not in text.lower() or "truss" not in text.lower()  # it reports, it does not prescribe
+    levels = ev.feedback_levels
+    assert len(levels["1"]) < len(levels["2"]) <= len(levels["3"])
+    assert "Chronology" not in levels["1"] and "Constraint profile" in levels["1"]
+
+
+# ----- the suite with the episode loop ------------------------------------------------------------------
+
+def test_suite_interface_round_trip(tmp_path):
+    suite = get_suite("pace")
+    tasks = suite.load_tasks()
+    assert len(tasks) == 24 and suite.default_budget == 20
+    task = next(t for t in tasks if t.id == "kinematics_rover.stage2")
+    work = tmp_path / "w"
+    suite.prepare_workspace(task, work)
+    assert sorted(p.name for p in work.iterdir()) == [PROGRAM_FILE, TASK_FILE]
+    before = suite.verify(task, work)  # the source design in the target: fails, with the report
+    assert not before.passed and "PACE evaluation" in suite.observe(task, before, EvidenceLevel.L2)
+    result = suite.run_program(task, suite.oracle(task), work, timeout_s=60)
+    assert result.ok, result.output_tail
+    after = suite.verify(task, work)
+    assert after.passed and after.score == 100.0 and after.reward == 1.0
+    assert "Variables that may have changed" in suite.instruction(task)
+    assert suite.subsets(task) == ["domain: kinematics", "stage 2"]
+    saved = tmp_path / "saved"
+    suite.save_task(task, saved)
+    assert suite.load_task(saved) == task
+
+
+def test_episode_loop_with_the_oracle_and_a_broken_program(tmp_path):
+    from simreflect.agents.base import Action
+    from simreflect.agents.baselines import OracleAgent
+    from simreflect.run.episode import run_episode
+    from simreflect.run.store import EpisodeLog, RunStore
+
+    suite = get_suite("pace")
+    task = next(t for t in suite.load_tasks() if t.id == "dynamics_launcher.stage3")
+    store = RunStore(tmp_path / "run")
+    store.open({"suite": "pace"})
+    out = run_episode(suite, OracleAgent(), task, EvidenceLevel.L2, 20, store, EpisodeLog(), timeout_s=60)
+    assert out.solved and out.rounds == 1
+
+    class Broken:
+        def __init__(self):
+            self.n = 0
+
+        def act(self, obs):
+            self.n += 1
+            program = "def build(api):\n    raise ValueError('no idea')\n" if self.n == 1 else suite.oracle(task)
+            return Action(program=program, diagnosis="try", raw=program)
+
+    store2 = RunStore(tmp_path / "run2")
+    store2.open({"suite": "pace"})
+    out = run_episode(suite, Broken(), task, EvidenceLevel.L1, 20, store2, EpisodeLog(), timeout_s=60)
+    assert out.solved and out.rounds == 2
+    first = [r for r in store2.records()[0] if r["type"] == "round"][0]
+    assert first["program"]["status"] == "error" and "no idea" in first["program"]["output_tail"]
+
+
+# ----- commands -----------------------------------------------------------------------------------------
+
+def test_verify_command_json_and_gif(tmp_path):
+    from typer.testing import CliRunner
+
+    from simreflect.suites.pace.commands import app
+
+    prog = tmp_path / "p.py"
+    prog.write_text(load_spec("control_lander").program("stage1"))
+    gif = tmp_path / "run.gif"
+    r = CliRunner().invoke(app, ["verify", "--task", "control_lander", "--stage", "1", "--program", str(prog),
+                                 "--json", "--gif", str(gif)])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["passed"] is True and out["score"] == 100.0 and "SUCCESS" in out["feedback"]
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.n_frames > 50 and im.size == (480, 300)
+    again = tmp_path / "again.gif"
+    spec = load_spec("control_lander")
+    evaluate(spec, "stage1", spec.program("stage1"), gif=again)
+    assert again.read_bytes() == gif.read_bytes()  # same run, same bytes
+    r = CliRunner().invoke(app, ["verify", "--task", "control_lander", "--stage", "source", "--program", str(prog)])
+    assert r.exit_code == 0 and "PACE evaluation" in r.output
+    r = CliRunner().invoke(app, ["verify", "--task", "nope", "--stage", "1", "--program", str(prog)])
+    assert r.exit_code == 2 and "no pace task" in r.output
+
+
+def test_validate_command_prints_the_table():
+    from typer.testing import CliRunner
+
+    from simreflect.suites.pace.commands import app
+
+    r = CliRunner().invoke(app, ["validate", "--task", "dynamics_launcher", "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    assert "9 as expected" in r.output and "dynamics_launcher" in r.output
+    r = CliRunner().invoke(app, ["list"])
+    assert r.exit_code == 0 and "granular_dam" in r.output and "2/4/7/10" in r.output
+    r = CliRunner().invoke(app, ["show", "--task", "granular_dam", "--stage", "3"])
+    assert r.exit_code == 0 and "originally" in r.output
+
+
+def test_the_packaged_tasks_are_package_data():
+    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert "suites/pace/tasks/*/*" in text and 'pace = "simreflect.suites.pace.suite:PaceSuite"' in text
+    assert tasks_dir().is_dir()
