@@ -45,3 +45,14 @@ def test_registered_ids(small_bench):
     env = simreflect.make("gait", bench=str(small_bench))
     assert env.reset(seed=1)[1]["level"] == "L2"
     env.close()
+
+
+def test_every_suite_passes_the_env_checker():
+    from simreflect.core.registry import get_suite, suite_names
+
+    for name in suite_names():
+        if name == "gait":
+            continue  # above, on a small benchmark
+        env = RepairEnv(name, bench=get_suite(name).default_root(), level="L2", timeout_s=30)
+        check_env(env, skip_render_check=True)
+        env.close()

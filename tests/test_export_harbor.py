@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tomllib
 
 import pytest
@@ -35,10 +36,17 @@ def test_layout(exported):
         assert "episode.json" not in app_files and "oracle_fix.py" not in app_files
 
 
-def run_task(task_dir, tmp_path, solve: bool) -> dict:
+def run_task(task_dir, tmp_path, solve: bool, verifier_python: str | None = None) -> dict:
+    """Run an exported task as Harbor would: solve.sh (optionally), then test.sh, then read reward.json.
+
+    By default test.sh installs the shipped wheel into a fresh venv over the system Python (as in the
+    task's image); `verifier_python` runs the verifier with a Python that has simreflect instead.
+    """
     app = tmp_path / "app"
     shutil.copytree(task_dir / "environment" / "app", app)
     env = {**os.environ, "APP_DIR": str(app), "TESTS_DIR": str(task_dir / "tests"), "LOGS_DIR": str(tmp_path / "logs")}
+    if verifier_python:
+        env["SIMREFLECT_VERIFIER_PYTHON"] = verifier_python
     if solve:
         subprocess.run(["bash", str(task_dir / "solution" / "solve.sh")], env=env, check=True)
     subprocess.run(["bash", str(task_dir / "tests" / "test.sh")], env=env, check=True, capture_output=True, timeout=300)
@@ -64,3 +72,16 @@ def test_an_exported_audit_task_runs_its_verifier_and_solution(tmp_path):
     assert (d / "tests" / "task" / "ols-risk" / "card.toml").is_file()
     assert run_task(d, tmp_path / "solved", solve=True)["reward"] == 1.0
     assert run_task(d, tmp_path / "unsolved", solve=False)["reward"] == 0.0
+
+
+@pytest.mark.slow
+def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path):
+    from simreflect.suites.pace.suite import PaceSuite
+
+    exported = export_harbor("pace", PaceSuite().default_root(), tmp_path / "harbor")
+    assert len(exported) == 24  # six tasks x four target stages
+    d = next(e for e in exported if "statics_bridge" in e.name)
+    # the system Python here lacks Box2D (the task's image installs it), so verify with ours
+    assert run_task(d, tmp_path / "solved", solve=True, verifier_python=sys.executable)["reward"] == 1.0
+    # the source design the agent starts from does not pass the target
+    assert run_task(d, tmp_path / "unsolved", solve=False, verifier_python=sys.executable)["reward"] < 1.0

@@ -9,8 +9,8 @@
                             /logs/verifier/reward.json; ships its own copy of simreflect (a wheel)
                             and the task's trusted files (tests/ is uploaded only after the agent ends)
 
-The scripts honour APP_DIR, TESTS_DIR and LOGS_DIR (defaults /app, /tests, /logs) so an exported
-task can also be run outside a container.
+The scripts honour APP_DIR, TESTS_DIR and LOGS_DIR (defaults /app, /tests, /logs), and test.sh uses
+SIMREFLECT_VERIFIER_PYTHON when set, so an exported task can also be run outside a container.
 """
 
 from __future__ import annotations
@@ -31,11 +31,17 @@ TEST_SH = """\
 set -uo pipefail
 APP_DIR="${{APP_DIR:-/app}}"; TESTS_DIR="${{TESTS_DIR:-/tests}}"; LOGS_DIR="${{LOGS_DIR:-/logs}}"
 mkdir -p "$LOGS_DIR/verifier"
-VENV="$(mktemp -d)/verifier"
-# A fresh environment with the simreflect shipped in tests/ (the agent's container may have been edited).
-python3 -m venv --system-site-packages "$VENV" >/dev/null
-"$VENV/bin/pip" install -q --no-index --no-deps "$TESTS_DIR"/simreflect-*.whl >/dev/null
-"$VENV/bin/python" -m simreflect.export.harbor_verify --suite {suite} --task "$TESTS_DIR/task" \\
+if [ -n "${{SIMREFLECT_VERIFIER_PYTHON:-}}" ]; then
+  PY="$SIMREFLECT_VERIFIER_PYTHON"  # a Python that already has simreflect (running a task outside Harbor)
+else
+  VENV="$(mktemp -d)/verifier"
+  # A fresh environment with the simreflect shipped in tests/ (the agent's container may have been edited);
+  # its dependencies come from the image (environment/Dockerfile installs them).
+  python3 -m venv --system-site-packages "$VENV" >/dev/null
+  "$VENV/bin/pip" install -q --no-index --no-deps "$TESTS_DIR"/simreflect-*.whl >/dev/null
+  PY="$VENV/bin/python"
+fi
+"$PY" -m simreflect.export.harbor_verify --suite {suite} --task "$TESTS_DIR/task" \\
     --program "$APP_DIR/{program}" --out "$LOGS_DIR/verifier/reward.json"
 """
 

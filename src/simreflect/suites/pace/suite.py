@@ -81,8 +81,14 @@ class PaceSuite(Suite):
         (dest / SAVED_TASK).write_text(json.dumps(task.to_dict(), indent=2, sort_keys=True) + "\n")
 
     def load_task(self, path: Path) -> Task:
+        """A saved task; its task folder is looked up in the packaged tasks when the saved path is gone
+        (a task exported on one machine and verified on another)."""
         path = Path(path)
-        return Task.from_dict(json.loads((path / SAVED_TASK if path.is_dir() else path).read_text()))
+        task = Task.from_dict(json.loads((path / SAVED_TASK if path.is_dir() else path).read_text()))
+        folder = Path(task.hidden["dir"])
+        if not folder.is_dir() and (tasks_dir() / folder.name).is_dir():
+            task = Task.from_dict({**task.to_dict(), "hidden": {**task.hidden, "dir": str(tasks_dir() / folder.name)}})
+        return task
 
     def spec(self, task: Task) -> TaskSpec:
         folder = Path(task.hidden["dir"])
