@@ -77,7 +77,12 @@ def run_cmd(
                                          "into ~/.cache/simreflect for gait)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the benchmark built when --bench is not given."),
     levels: str = typer.Option("L1,L2,L3", "--levels", help="Comma-separated evidence levels."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Rounds per episode (default: the suite's)."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Rounds (verified attempts) per episode "
+                                         "(default: the suite's: gait 3, audit 3, pace 20)."),
+    runs: Optional[int] = typer.Option(None, "--runs", min=1, help="Independent runs of every episode (default: "
+                                       "the suite's: pace 2, for Pass@2)."),
+    history: Optional[str] = typer.Option(None, "--history", help="What the agent sees of earlier rounds: full | "
+                                          "last+best (default: the suite's: pace last+best)."),
     workers: int = typer.Option(1, "--workers", min=1, help="Episodes run in parallel processes."),
     executor: str = typer.Option("local", "--executor", help="local (a process pool) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="ray: cluster address (default: start a local one)."),
@@ -148,8 +153,12 @@ def run_cmd(
         suite_options["interface"] = interface
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
                        rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options,
-                       method=method, suite_options=suite_options)
+                       method=method, suite_options=suite_options, runs=runs or suite_obj.default_runs,
+                       history=history or suite_obj.default_history,
+                       invalid_streak=suite_obj.default_invalid_streak)
     try:
+        if config.history not in ("full", "last+best"):
+            raise ValueError(f"--history must be full or last+best, not {config.history!r}")
         make_agent(agent, config.suite_instance(), options, method)
     except (ValueError, TypeError) as e:
         console.print(f"[red]error:[/red] {e}")

@@ -135,9 +135,10 @@ def write_viewer(run_dir: Path, out: Path | None = None) -> Path:
             name = f"{task.id}{pic.suffix}"
             if not (out / "media" / name).exists():
                 shutil.copyfile(pic, out / "media" / name)
-        page = f"episodes/{row['task']}-{row['level']}.html"
+        page = f"episodes/{row['task']}-{row['level']}" + (f"-run{row['run']}" if row.get("run") else "") + ".html"
         (out / page).write_text(_episode_page(row, name))
-        lines.append(f"<tr><td><a href='{_e(page)}'>{_e(row['task'])}</a></td><td>{_e(row['level'])}</td>"
+        label = row["task"] + (f" (run {row['run']})" if row.get("run") else "")
+        lines.append(f"<tr><td><a href='{_e(page)}'>{_e(label)}</a></td><td>{_e(row['level'])}</td>"
                      f"<td>{_status(row['solved'])}</td><td>{row['solved_round'] or '-'}</td>"
                      f"<td>{row['crashes']}/{row['scripts']}</td><td>{row['tokens']:,}</td>"
                      f"<td>{_e(', '.join(row['subsets']))}</td></tr>")

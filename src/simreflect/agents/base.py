@@ -52,6 +52,9 @@ class Observation:
     budget: int
     messages: tuple[dict[str, str], ...]  # the exact chat shown to the agent
     verdict: Verdict  # the current verdict, structured (baselines may read it)
+    # every earlier round of this episode: round, script, score, passed, accepted, errors, diagnosis
+    # (methods and search baselines rebuild their state from it, so a resumed run continues exactly)
+    history: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from simreflect.core.suite import Suite
 from simreflect.run.store import EpisodeLog
 
 
-def episode_row(suite: Suite, task, level: str, log: EpisodeLog) -> dict[str, Any]:
+def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -> dict[str, Any]:
     rounds = log.rounds
     scripts = [r for r in rounds if r.get("program") is not None]
     crashed = [r for r in scripts if r["program"]["status"] != "ok"]
@@ -16,7 +16,9 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog) -> dict[str, An
     return {
         "task": task.id,
         "level": level,
+        "run": run,
         "finished": log.end is not None,
+        "end_reason": None if log.end is None else log.end.get("reason", "solved" if log.end.get("solved") else "budget"),
         "solved": solved_round is not None,
         "solved_round": solved_round,
         "rounds_used": len(rounds),
@@ -39,6 +41,9 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog) -> dict[str, An
                 "output_tail": (r.get("program") or {}).get("output_tail", ""),
                 "errors_before": r.get("errors_before", []),
                 "errors_after": r.get("errors_after", []),
+                "score_before": r.get("score_before"),
+                "score": r.get("score"),
+                "accepted": bool(r.get("accepted")),
                 "usage": r.get("usage", {}),
                 "method_notes": r.get("method_notes", {}),
             }

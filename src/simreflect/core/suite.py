@@ -21,6 +21,11 @@ class Suite(ABC):
     default_budget: int = 1
     #: The order in which summary tables list the subsets of `subsets()`.
     subset_order: tuple[str, ...] = ()
+    #: The protocol a run follows unless told otherwise: independent runs per task, what an agent is
+    #: shown of earlier rounds (full | last+best), invalid generations in a row that end an episode.
+    default_runs: int = 1
+    default_history: str = "full"
+    default_invalid_streak: int = 0
 
     @abstractmethod
     def load_tasks(self, root: Path) -> list[Task]:
@@ -91,6 +96,16 @@ class Suite(ABC):
             raise ValueError(f"suite {self.name!r} has no option(s) {', '.join(unknown)}; "
                              f"it knows {', '.join(sorted(self.options_help)) or 'none'}")
         return self
+
+    def trajectory_fields(self, task: Task) -> dict | None:
+        """For attempt-budget protocols (pace): the task's {"domain", "stage"} in the trajectory
+        contract of simreflect.analysis.trajectory; None keeps the suite out of Pass@k tables."""
+        return None
+
+    def attempt_flags(self, verdict: dict) -> dict[str, bool]:
+        """Simulator flags of one verified attempt (constraint_violation, structural_failure,
+        numerical_instability), read from a recorded verdict; never inferred from a score."""
+        return {}
 
     def episode_flags(self, rounds: list[dict]) -> list[str]:
         """Flags a suite raises on an episode from its round records (e.g. audit's verify_gain)."""

@@ -39,6 +39,7 @@ class EpisodeOutcome:
     status: str  # "finished" or "infra_error"
     solved: bool
     rounds: int
+    run: int = 0
 
 
 def system_prompt(suite: Suite, task: Task, level: EvidenceLevel) -> str:
@@ -65,8 +66,8 @@ def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, re
     return "\n\n".join(parts)
 
 
-def _workspace_for(run_dir: Path, task: Task, level: str) -> Path:
-    return run_dir / "work" / f"{task.id}-{level}"
+def _workspace_for(run_dir: Path, task: Task, level: str, run: int = 0) -> Path:
+    return run_dir / "work" / (f"{task.id}-{level}" + (f"-run{run}" if run else ""))
 
 
 def _pristine(suite: Suite, task: Task, base: Path) -> Path:
@@ -113,51 +114,98 @@ def run_episode(
     store: RunStore,
     log: EpisodeLog,
     timeout_s: float = 60.0,
+    *,
+    run: int = 0,
+    history: str = "full",
+    invalid_streak: int = 0,
 ) -> EpisodeOutcome:
+    """Play (or resume) one episode.
+
+    `history` is what the agent is shown of earlier rounds: "full" (every round), or "last+best"
+    (the latest round and the highest-scoring one, ties to the earliest: the pace protocol's
+    truncation). With `invalid_streak` > 0, that many invalid generations in a row (no program, or
+    a program that could not run) end the episode.
+    """
+    if history not in HISTORY_MODES:
+        raise ValueError(f"history must be one of {HISTORY_MODES}, not {history!r}")
     level_name = f"L{int(level)}"
-    base = _workspace_for(store.dir, task, level_name)
+    ids = {"task": task.id, "level": level_name, **({"run": run} if run else {})}
+    base = _workspace_for(store.dir, task, level_name, run)
     base.mkdir(parents=True, exist_ok=True)
     system = system_prompt(suite, task, level)
     state = _state_dir(suite, task, base, log, timeout_s)
     verdict = suite.verify(task, state)
-    history: list[dict[str, str]] = []
-    for rec in log.rounds:  # rebuild the chat the agent saw, from the records
-        history += [{"role": "user", "content": rec["prompt"][-1]["content"]},
-                    {"role": "assistant", "content": rec.get("answer", "")}]
     if verdict.passed and log.rounds:
-        return _finish(store, task, level_name, log, solved=True)
+        return _finish(store, ids, log, "solved", base)
+    if _invalid_tail(log.rounds) >= invalid_streak > 0:
+        return _finish(store, ids, log, "invalid_streak", base)
 
     for round_no in range(len(log.rounds) + 1, budget + 1):
         last = log.rounds[-1] if log.rounds else None
         user = round_feedback(round_no, budget, last, suite.observe(task, verdict, level))
-        messages = ({"role": "system", "content": system}, *history, {"role": "user", "content": user})
-        obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict)
+        shown = _shown_rounds(log.rounds, history)
+        chat = [m for rec in shown for m in ({"role": "user", "content": rec["prompt"][-1]["content"]},
+                                              {"role": "assistant", "content": rec.get("answer", "")})]
+        messages = ({"role": "system", "content": system}, *chat, {"role": "user", "content": user})
+        obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict,
+                          history=tuple(_summary(r) for r in log.rounds))
         t0 = time.monotonic()
         try:
             action = agent.act(obs)
         except InfrastructureError as e:
-            store.append({"type": "infra_error", "task": task.id, "level": level_name, "round": round_no,
-                          "error": str(e), "seconds": round(time.monotonic() - t0, 3)})
-            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds))
+            store.append({"type": "infra_error", **ids, "round": round_no, "error": str(e),
+                          "seconds": round(time.monotonic() - t0, 3)})
+            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
         act_s = time.monotonic() - t0
         record, new_state, verdict = _play_round(suite, task, base, state, verdict, action, round_no, timeout_s)
         sent = list(action.messages) if action.messages is not None else list(messages)
-        record.update({"task": task.id, "level": level_name, "prompt": sent, "answer": action.raw,
-                       "diagnosis": action.diagnosis, "usage": action.usage.to_dict(), "method_notes": action.notes,
+        record.update({**ids, "prompt": sent, "answer": action.raw, "diagnosis": action.diagnosis,
+                       "usage": action.usage.to_dict(), "method_notes": action.notes,
                        "agent_seconds": round(act_s, 3)})
         store.append(record)
         log.rounds.append(record)
-        history += [{"role": "user", "content": sent[-1]["content"]}, {"role": "assistant", "content": action.raw}]
         state = new_state
         if verdict.passed:
             break
-    return _finish(store, task, level_name, log, solved=verdict.passed)
+        if _invalid_tail(log.rounds) >= invalid_streak > 0:
+            return _finish(store, ids, log, "invalid_streak", base)
+    return _finish(store, ids, log, "solved" if verdict.passed else "budget", base)
+
+
+HISTORY_MODES = ("full", "last+best")
+
+
+def _shown_rounds(rounds: list[dict[str, Any]], history: str) -> list[dict[str, Any]]:
+    if history == "full" or len(rounds) <= 1:
+        return list(rounds)
+    scored = [r for r in rounds if r.get("accepted") and r.get("score") is not None]
+    best = max(scored, key=lambda r: (r["score"], -r["round"])) if scored else None
+    shown = [r for r in rounds if r is best or r is rounds[-1]]
+    return sorted(shown, key=lambda r: r["round"])
+
+
+def _invalid_tail(rounds: list[dict[str, Any]]) -> int:
+    """How many of the latest rounds in a row were invalid generations."""
+    n = 0
+    for r in reversed(rounds):
+        if r.get("program") is not None and r["program"]["status"] == "ok":
+            break
+        n += 1
+    return n
+
+
+def _summary(rec: dict[str, Any]) -> dict[str, Any]:
+    """What methods and baselines may read of an earlier round (they rebuild their state from it)."""
+    return {"round": rec["round"], "script": rec.get("script"), "score": rec.get("score"),
+            "passed": bool(rec.get("passed")), "accepted": bool(rec.get("accepted")),
+            "errors": rec.get("errors_after", []), "diagnosis": rec.get("diagnosis", "")}
 
 
 def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdict, action: Action,
                 round_no: int, timeout_s: float) -> tuple[dict[str, Any], Path, Verdict]:
     record: dict[str, Any] = {"type": "round", "round": round_no, "script": action.program, "error": action.error,
-                              "errors_before": before.errors, "program": None, "accepted": False, "rejected": False}
+                              "errors_before": before.errors, "score_before": before.score, "score": None,
+                              "program": None, "accepted": False, "rejected": False}
     if action.program is None:
         record.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
         record["error"] = action.error or "no program in the answer"
@@ -176,11 +224,13 @@ def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdi
     if verdict.invalid:
         record.update(rejected=True, errors_after=verdict.errors, passed=False, verdict=verdict.to_dict())
         return record, state, before
-    record.update(accepted=True, errors_after=verdict.errors, passed=verdict.passed, verdict=verdict.to_dict())
+    record.update(accepted=True, errors_after=verdict.errors, passed=verdict.passed, verdict=verdict.to_dict(),
+                  score=verdict.score)
     return record, work, verdict
 
 
-def _finish(store: RunStore, task: Task, level: str, log: EpisodeLog, solved: bool) -> EpisodeOutcome:
-    store.append({"type": "end", "task": task.id, "level": level, "solved": solved, "rounds": len(log.rounds)})
-    shutil.rmtree(_workspace_for(store.dir, task, level), ignore_errors=True)
-    return EpisodeOutcome(task.id, level, "finished", solved, len(log.rounds))
+def _finish(store: RunStore, ids: dict[str, Any], log: EpisodeLog, reason: str, base: Path) -> EpisodeOutcome:
+    solved = reason == "solved"
+    store.append({"type": "end", **ids, "solved": solved, "reason": reason, "rounds": len(log.rounds)})
+    shutil.rmtree(base, ignore_errors=True)
+    return EpisodeOutcome(ids["task"], ids["level"], "finished", solved, len(log.rounds), ids.get("run", 0))

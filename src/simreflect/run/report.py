@@ -21,11 +21,12 @@ def rows_of(run_dir: Path) -> tuple[RunConfig, list[dict[str, Any]]]:
     suite = config.suite_instance()
     logs = store.episodes()
     rows = []
-    for level in config.levels:
-        for task in _tasks(config.suite, config.bench).values():
-            log = logs.get(episode_key(task.id, level))
-            if log is not None:
-                rows.append(episode_row(suite, task, level, log))
+    for run in range(config.runs):
+        for level in config.levels:
+            for task in _tasks(config.suite, config.bench).values():
+                log = logs.get(episode_key(task.id, level, run))
+                if log is not None:
+                    rows.append(episode_row(suite, task, level, log, run))
     return config, rows
 
 
@@ -43,8 +44,37 @@ def write_report(run_dir: Path) -> str:
     md = summary_markdown(summary, title)
     if damaged:
         md += "\nDamaged records in the attempt log (ignored): " + "; ".join(damaged) + "\n"
+    trajectories = trajectories_of(run_dir)
+    if trajectories:
+        from simreflect.analysis.tables import analysis_markdown
+        from simreflect.analysis.trajectory import dump_trajectories
+
+        dump_trajectories(trajectories, run_dir / "trajectories.jsonl")
+        k = min(2, config.runs)
+        md += "\n" + analysis_markdown(trajectories, k=k, include_attempt0=False,
+                                       title=f"Pass@{k} and Score@{k} (attempt 0, the unchanged source, not counted)")
     (run_dir / "summary.md").write_text(md)
     return md
+
+
+def trajectories_of(run_dir: Path) -> list:
+    """The run's episodes as trajectories, when its suite follows an attempt-budget protocol."""
+    from simreflect.analysis.from_runs import trajectory_of
+
+    store = RunStore(run_dir)
+    config, rows = rows_of(run_dir)
+    suite = config.suite_instance()
+    tasks = _tasks(config.suite, config.bench)
+    if not rows or suite.trajectory_fields(next(iter(tasks.values()))) is None:
+        return []
+    logs = store.episodes()
+    model = config.agent_options.get("model") or config.agent
+    out = []
+    for row in rows:
+        fields = suite.trajectory_fields(tasks[row["task"]])
+        log = logs[episode_key(row["task"], row["level"], row.get("run", 0))]
+        out.append(trajectory_of(row, fields, config.method, model, config.rounds, suite, log.rounds))
+    return out
 
 
 def rescore(run_dir: Path) -> list[str]:

@@ -26,16 +26,21 @@ class RunConfig:
     agent_options: dict[str, Any] = field(default_factory=dict)
     method: str = "vanilla"
     suite_options: dict[str, Any] = field(default_factory=dict)
+    runs: int = 1  # independent runs of every task x level
+    history: str = "full"  # what an agent is shown of earlier rounds: full | last+best
+    invalid_streak: int = 0  # end an episode after this many invalid generations in a row (0: never)
 
     def to_dict(self) -> dict[str, Any]:
         return {"suite": self.suite, "bench": self.bench, "agent": self.agent, "levels": list(self.levels),
                 "rounds": self.rounds, "timeout_s": self.timeout_s, "agent_options": self.agent_options,
-                "method": self.method, "suite_options": self.suite_options}
+                "method": self.method, "suite_options": self.suite_options, "runs": self.runs,
+                "history": self.history, "invalid_streak": self.invalid_streak}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         return cls(d["suite"], d["bench"], d["agent"], tuple(d["levels"]), int(d["rounds"]), float(d["timeout_s"]),
-                   dict(d.get("agent_options", {})), str(d.get("method", "vanilla")), dict(d.get("suite_options", {})))
+                   dict(d.get("agent_options", {})), str(d.get("method", "vanilla")), dict(d.get("suite_options", {})),
+                   int(d.get("runs", 1)), str(d.get("history", "full")), int(d.get("invalid_streak", 0)))
 
     def suite_instance(self):
         return get_suite(self.suite).with_options(**self.suite_options)
@@ -51,25 +56,27 @@ def _tasks(suite_name: str, bench: str) -> dict[str, Any]:
     return _tasks_cache[key]
 
 
-def _run_one(run_dir: str, cfg: dict[str, Any], task_id: str, level: str) -> EpisodeOutcome:
+def _run_one(run_dir: str, cfg: dict[str, Any], task_id: str, level: str, run: int = 0) -> EpisodeOutcome:
     config = RunConfig.from_dict(cfg)
     suite = config.suite_instance()
     task = _tasks(config.suite, config.bench)[task_id]
     agent = make_agent(config.agent, suite, config.agent_options, config.method)
     store = RunStore(Path(run_dir))
-    log = store.episodes().get(episode_key(task_id, level), EpisodeLog())
-    return run_episode(suite, agent, task, EvidenceLevel.parse(level), config.rounds, store, log, config.timeout_s)
+    log = store.episodes().get(episode_key(task_id, level, run), EpisodeLog())
+    return run_episode(suite, agent, task, EvidenceLevel.parse(level), config.rounds, store, log, config.timeout_s,
+                       run=run, history=config.history, invalid_streak=config.invalid_streak)
 
 
-def pending(store: RunStore, config: RunConfig) -> list[tuple[str, str]]:
-    """(task, level) pairs not finished yet, in canonical order (level, then task)."""
+def pending(store: RunStore, config: RunConfig) -> list[tuple[str, str, int]]:
+    """(task, level, run) episodes not finished yet, in canonical order (run, level, task)."""
     logs = store.episodes()
     out = []
-    for level in config.levels:
-        for task_id in _tasks(config.suite, config.bench):
-            log = logs.get(episode_key(task_id, level))
-            if log is None or log.end is None:
-                out.append((task_id, level))
+    for run in range(config.runs):
+        for level in config.levels:
+            for task_id in _tasks(config.suite, config.bench):
+                log = logs.get(episode_key(task_id, level, run))
+                if log is None or log.end is None:
+                    out.append((task_id, level, run))
     return out
 
 
@@ -86,7 +93,7 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
     if not store.open(config.to_dict()):
         _keep_episodes(Path(config.bench), Path(run_dir))
     todo = pending(store, config)
-    total = len(_tasks(config.suite, config.bench)) * len(config.levels)
+    total = len(_tasks(config.suite, config.bench)) * len(config.levels) * config.runs
     done_before = total - len(todo)
     outcomes: list[EpisodeOutcome] = []
     cfg = config.to_dict()
@@ -102,13 +109,13 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
     elif executor != "local":
         raise ValueError(f"unknown executor {executor!r}; use local or ray")
     elif workers <= 1:
-        for task_id, level in todo:
-            outcomes.append(_run_one(str(run_dir), cfg, task_id, level))
+        for task_id, level, rep in todo:
+            outcomes.append(_run_one(str(run_dir), cfg, task_id, level, rep))
             if progress:
                 progress(outcomes[-1], done_before + len(outcomes), total)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv) for t, lv in todo}
+            futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv, rep) for t, lv, rep in todo}
             while futures:
                 finished, futures = wait(futures, return_when=FIRST_COMPLETED)
                 for fut in finished:
@@ -119,7 +126,7 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
     return outcomes
 
 
-def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str]], address: str | None,
+def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str, int]], address: str | None,
                 workers: int, on_done: Callable[[EpisodeOutcome], None]) -> list[EpisodeOutcome]:
     import ray
 
@@ -132,7 +139,7 @@ def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str]], 
                      object_store_memory=128 * 1024 * 1024)
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(_run_one)
-        pending_refs = [remote.remote(run_dir, cfg, t, lv) for t, lv in todo]
+        pending_refs = [remote.remote(run_dir, cfg, t, lv, rep) for t, lv, rep in todo]
         outcomes: list[EpisodeOutcome] = []
         while pending_refs:
             ready, pending_refs = ray.wait(pending_refs, num_returns=1)

@@ -32,8 +32,9 @@ class StoreError(RuntimeError):
     pass
 
 
-def episode_key(task_id: str, level: str) -> str:
-    return f"{task_id}/{level}"
+def episode_key(task_id: str, level: str, run: int = 0) -> str:
+    """One episode: a task at an evidence level, in one of the run's independent repetitions."""
+    return f"{task_id}/{level}" + (f"/run{run}" if run else "")
 
 
 @dataclass
@@ -120,7 +121,7 @@ class RunStore:
         logs: dict[str, EpisodeLog] = {}
         records, _ = self.records()
         for rec in records:
-            log = logs.setdefault(episode_key(rec["task"], rec["level"]), EpisodeLog())
+            log = logs.setdefault(episode_key(rec["task"], rec["level"], rec.get("run", 0)), EpisodeLog())
             if rec["type"] == "round":
                 # a round is final once written; should a resumed run ever write it again, the first stands
                 if not any(r["round"] == rec["round"] for r in log.rounds):

@@ -32,7 +32,7 @@ from simreflect.suites.pace.evaluate import (
     evaluate,
     task_description,
 )
-from simreflect.suites.pace.task import TARGETS, TaskSpec, load_spec, load_specs, tasks_dir
+from simreflect.suites.pace.task import TARGETS, TaskSpec, load_spec, load_specs, parse_stage, tasks_dir
 
 MAX_PROGRAM_BYTES = 1 << 20
 SAVED_TASK = "pace_task.json"
@@ -54,6 +54,9 @@ def task_for(spec: TaskSpec, stage: str, index: int = 0) -> Task:
 class PaceSuite(Suite):
     name = "pace"
     default_budget = 20
+    default_runs = 2  # Pass@2 / Score@2
+    default_history = "last+best"
+    default_invalid_streak = 3
     subset_order = ("domain: statics", "domain: kinematics", "domain: dynamics", "domain: granular",
                     "domain: control", "domain: exotic", "stage 1", "stage 2", "stage 3", "stage 4")
 
@@ -158,6 +161,17 @@ class PaceSuite(Suite):
 
     def interface_notes(self, level: EvidenceLevel) -> str:
         return prompt.interface_notes()
+
+    def trajectory_fields(self, task: Task) -> dict:
+        return {"domain": task.params["domain"], "stage": int(parse_stage(task.hidden["stage"]).removeprefix("stage"))}
+
+    def attempt_flags(self, verdict: dict) -> dict[str, bool]:
+        metrics = verdict.get("diagnostics", {}).get("metrics", {})
+        return {
+            "constraint_violation": any(not c.get("passed", True) for c in metrics.get("constraints", [])),
+            "structural_failure": any(e.get("kind") == "joint_failure" for e in metrics.get("events", [])),
+            "numerical_instability": (metrics.get("health") or {}).get("status", "ok") != "ok",
+        }
 
     def subsets(self, task: Task) -> list[str]:
         return [f"domain: {task.params['domain']}", f"stage {task.hidden['stage'][-1]}"]

@@ -1,0 +1,66 @@
+"""The attempt-budget protocol: history truncation, invalid streaks, independent runs, Pass@k reports."""
+
+from __future__ import annotations
+
+import json
+
+from simreflect.run.report import rows_of, trajectories_of, write_report
+from simreflect.run.runner import RunConfig, run
+from simreflect.run.store import RunStore
+from simreflect.suites.gait.suite import GaitSuite
+from simreflect.testing.scripted_llm import ScriptedLLMServer
+
+
+def answer(script: str, note: str) -> dict:
+    return {"content": json.dumps({"diagnosis": note, "script": script})}
+
+
+def llm(server, **extra) -> dict:
+    return {"model": "m", "base_url": server.base_url, "backoff_s": 0.01, **extra}
+
+
+def test_last_plus_best_history(one_bench, tmp_path):
+    oracle = GaitSuite().load_tasks(one_bench)[0].hidden["oracle_fix"]
+    replies = [answer("pass", "first"), answer("rig.fcurve(", "second"), answer("pass", "third"),
+               answer(oracle, "fourth")]
+    with ScriptedLLMServer(replies) as server:
+        run(tmp_path, RunConfig(suite="gait", bench=str(one_bench), agent="llm", levels=("L2",), rounds=4,
+                                history="last+best", agent_options=llm(server)))
+        fourth = server.requests[3]["messages"]
+    # system + (round 1: the best, ties to the earliest) + (round 3: the latest) + the new report
+    assert [m["role"] for m in fourth] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert '"first"' in fourth[2]["content"] and '"third"' in fourth[4]["content"]
+    assert not any('"second"' in m["content"] for m in fourth)
+    _, rows = rows_of(tmp_path)
+    assert rows[0]["solved_round"] == 4
+
+
+def test_invalid_streak_ends_the_episode(one_bench, tmp_path):
+    with ScriptedLLMServer([{"content": "no code, sorry"}]) as server:
+        run(tmp_path, RunConfig(suite="gait", bench=str(one_bench), agent="llm", levels=("L1",), rounds=6,
+                                invalid_streak=3, agent_options=llm(server)))
+        assert len(server.requests) == 3
+    _, rows = rows_of(tmp_path)
+    assert rows[0]["rounds_used"] == 3 and rows[0]["end_reason"] == "invalid_streak" and not rows[0]["solved"]
+
+
+def test_independent_runs_and_pass_at_k_tables(tmp_path):
+    from simreflect.suites.pace.suite import PaceSuite
+
+    root = PaceSuite().default_root()
+    config = RunConfig(suite="pace", bench=str(root), agent="noop", levels=("L2",), rounds=2, runs=2,
+                       history="last+best", invalid_streak=3)
+    run(tmp_path, config, workers=2)
+    records, _ = RunStore(tmp_path).records()
+    ends = [r for r in records if r["type"] == "end"]
+    assert len(ends) == 48 and {r.get("run", 0) for r in ends} == {0, 1}
+    trajectories = trajectories_of(tmp_path)
+    assert len(trajectories) == 48
+    t = trajectories[0]
+    assert [a.index for a in t.attempts] == [0, 1, 2] and t.end_reason == "budget" and t.stage in (1, 2, 3, 4)
+    md = write_report(tmp_path)
+    assert "Pass@2 and Score@2 by domain" in md and "Pass@2 and Score@2 by stage" in md
+    assert (tmp_path / "trajectories.jsonl").is_file()
+    for line in md.splitlines():
+        if line.startswith("noop | noop | statics |"):
+            assert "| 0.0% |" in line  # doing nothing solves no target
