@@ -162,8 +162,9 @@ def test_hidden_values_never_reach_the_program_or_the_report(tmp_path):
         task_json = json.loads((tmp_path / spec.id / TASK_FILE).read_text())
         assert set(task_json["visible"]) == set(spec.visible(st))
         for name, pattern in _hidden_value_patterns(spec, st):
-            for where, text in (("feedback", ev.feedback), ("prompt", prompt.instruction(spec, st)),
-                                ("task.json", json.dumps(task_json))):
+            # the prompt shows the source program the agent starts from (its own code, not a hidden value)
+            card = prompt.instruction(spec, st).split("## The source design (program.py)")[0]
+            for where, text in (("feedback", ev.feedback), ("prompt", card), ("task.json", json.dumps(task_json))):
                 text = re.sub(r"step\s+\d+", "step #", text)  # step counts are not physics
                 assert not pattern.search(text), (spec.id, name, where)
 

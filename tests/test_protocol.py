@@ -63,3 +63,22 @@ def test_independent_runs_and_pass_at_k_tables(tmp_path):
     assert (tmp_path / "trajectories.jsonl").is_file()
     statics = [line for line in md.splitlines() if line.startswith("vanilla | noop | statics |")]
     assert statics and all("| 0.0% |" in line for line in statics)  # doing nothing solves no target
+
+
+def test_pace_prompt_modes():
+    from simreflect.suites.pace.suite import PaceSuite
+
+    suite = PaceSuite()
+    task = next(t for t in suite.load_tasks() if t.id.startswith("statics_bridge") and t.id.endswith("stage2"))
+    source = suite.spec(task).program("source").strip().splitlines()[0]
+    default = suite.instruction(task)
+    assert "## The source design (program.py)" in default and source in default
+    assert "their values are not disclosed" in default
+    scratch = suite.with_options(start="scratch").instruction(task)
+    assert "The source design" not in scratch and "Write a design program" in scratch
+    disclosed = suite.with_options(disclose="true").instruction(task)
+    assert "disclosed for this run" in disclosed
+    hidden = suite.spec(task).invisible_names()
+    changed = [n for n in hidden if n in task.hidden["mutations"]]
+    assert changed and all(n.replace("_", " ") in disclosed for n in changed)
+    assert disclosed.count("originally") > default.count("originally")

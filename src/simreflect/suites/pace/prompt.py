@@ -26,12 +26,14 @@ def _label(name: str) -> str:
     return name.replace("_", " ")
 
 
-def instruction(spec: TaskSpec, stage: str) -> str:
+def instruction(spec: TaskSpec, stage: str, start: str = "source", disclose: bool = False) -> str:
+    """The task card. `start="scratch"` asks for a design from nothing (no source program shown);
+    `disclose=True` is the intervention that reveals the exact values of every changed variable."""
     stage = parse_stage(stage)
     vis = spec.visible(stage)
     src = spec.visible("source")
     lines = [f"# {spec.title} (PACE task {spec.id}, {spec.domain}; {stage_label(stage)})", ""]
-    if stage == "source":
+    if stage == "source" or start == "scratch":
         lines += ["Write a design program that reaches the goal in this environment.", ""]
     else:
         lines += ["The program in program.py is a design that reached this goal in the task's source environment. "
@@ -57,10 +59,21 @@ def instruction(spec: TaskSpec, stage: str) -> str:
             text += f" (originally {format_value(src[name], var.unit)} in the source environment)"
         lines.append(text + f" - {var.description}")
     hidden = spec.invisible_names()
-    if hidden:
+    if hidden and disclose:
+        env, src_env = spec.environment(stage), spec.environment("source")
+        lines.append("Other variables (disclosed for this run):")
+        for name in hidden:
+            var = spec.variables[name]
+            text = f"- {_label(name)}: {format_value(env[name], var.unit)}"
+            if env[name] != src_env[name]:
+                text += f" (originally {format_value(src_env[name], var.unit)} in the source environment)"
+            lines.append(text + f" - {var.description}")
+    elif hidden:
         lines.append("Variables that may have changed (their values are not disclosed): "
                      + ", ".join(_label(n) for n in hidden) + ".")
     lines += ["", "## Primitive API", spec.fill(spec.api_doc, stage), ""]
+    if stage != "source" and start == "source":
+        lines += ["## The source design (program.py)", "```python", spec.program("source").rstrip(), "```", ""]
     return "\n".join(lines)
 
 

@@ -51,6 +51,10 @@ def task_for(spec: TaskSpec, stage: str, index: int = 0) -> Task:
                 budget=PaceSuite.default_budget)
 
 
+#: What a from-scratch run starts from: a design that declares nothing.
+SCRATCH_PROGRAM = "def build(api):\n    pass\n"
+
+
 class PaceSuite(Suite):
     name = "pace"
     default_budget = 20
@@ -60,8 +64,21 @@ class PaceSuite(Suite):
     subset_order = ("domain: statics", "domain: kinematics", "domain: dynamics", "domain: granular",
                     "domain: control", "domain: exotic", "stage 1", "stage 2", "stage 3", "stage 4")
 
-    def __init__(self) -> None:
+    options_help = {"start": "source (adapt the source design, default) or scratch (design from nothing)",
+                    "disclose": "true: reveal the exact values of every changed variable (an intervention)"}
+
+    def __init__(self, start: str = "source", disclose: bool = False) -> None:
         self._cache: OrderedDict[tuple[str, str], Evaluation] = OrderedDict()
+        if start not in ("source", "scratch"):
+            raise ValueError(f"start must be source or scratch, not {start!r}")
+        self.start, self.disclose = start, disclose
+
+    def with_options(self, **options) -> PaceSuite:
+        if not options:
+            return self
+        super().with_options(**{k: v for k, v in options.items() if k not in self.options_help})
+        disclose = str(options.get("disclose", self.disclose)).lower() in ("1", "true", "yes")
+        return PaceSuite(start=str(options.get("start", self.start)), disclose=disclose)
 
     # --- tasks
 
@@ -103,7 +120,8 @@ class PaceSuite(Suite):
         spec = self.spec(task)
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
-        write_workspace_file(workdir, PROGRAM_FILE, spec.program("source"))
+        start = spec.program("source") if self.start == "source" else SCRATCH_PROGRAM
+        write_workspace_file(workdir, PROGRAM_FILE, start)
         write_workspace_file(workdir, TASK_FILE, task_description(spec, task.hidden["stage"]))
 
     def _remember(self, task: Task, program: str, ev: Evaluation) -> None:
@@ -157,7 +175,7 @@ class PaceSuite(Suite):
         return render_report(verdict, level, title=f"PACE report for {task.id}")
 
     def instruction(self, task: Task) -> str:
-        return prompt.instruction(self.spec(task), task.hidden["stage"])
+        return prompt.instruction(self.spec(task), task.hidden["stage"], start=self.start, disclose=self.disclose)
 
     def interface_notes(self, level: EvidenceLevel) -> str:
         return prompt.interface_notes()
