@@ -55,6 +55,7 @@ class Observation:
     # every earlier round of this episode: round, script, score, passed, accepted, errors, diagnosis
     # (methods and search baselines rebuild their state from it, so a resumed run continues exactly)
     history: tuple[dict[str, Any], ...] = ()
+    run: int = 0  # which of the run's independent repetitions this episode is
 
 
 @dataclass(frozen=True)

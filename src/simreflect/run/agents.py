@@ -9,7 +9,7 @@ from simreflect.agents.base import Agent
 from simreflect.agents.baselines import NoopAgent, OracleAgent
 from simreflect.core.suite import Suite
 
-AGENT_NAMES = ("oracle", "reference", "noop", "baseline", "llm")
+AGENT_NAMES = ("oracle", "reference", "noop", "baseline", "llm", "param-search")
 METHOD_NAMES = ("vanilla", "review")
 
 
@@ -36,6 +36,10 @@ def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:
         if agent is None:
             raise ValueError(f"suite {suite.name!r} has no baseline agent")
         return agent
+    if name == "param-search":
+        from simreflect.agents.param_search import ParamSearchAgent
+
+        return ParamSearchAgent(suite, **options)
     if name == "llm":
         from simreflect.agents.llm import LLMAgent, LLMConfig
 

@@ -148,7 +148,7 @@ def run_episode(
                                               {"role": "assistant", "content": rec.get("answer", "")})]
         messages = ({"role": "system", "content": system}, *chat, {"role": "user", "content": user})
         obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict,
-                          history=tuple(_summary(r) for r in log.rounds))
+                          history=tuple(_summary(r) for r in log.rounds), run=run)
         t0 = time.monotonic()
         try:
             action = agent.act(obs)
