@@ -65,7 +65,7 @@ def suites_cmd() -> None:
 @app.command("run")
 def run_cmd(
     suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
-    agent: str = typer.Option(..., "--agent", help="oracle (alias reference) | noop | baseline | llm"),
+    agent: str = typer.Option(..., "--agent", help="oracle (alias reference) | noop | baseline | param-search (pace) | llm"),
     method: str = typer.Option("vanilla", "--method", help="vanilla | review (a reviewer drafts advice after each "
                                "failed attempt; llm only)."),
     suite_option: list[str] = typer.Option([], "--suite-option", help="KEY=VALUE suite settings, e.g. "
