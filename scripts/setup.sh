@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(python3-venv python3-dev ffmpeg bubblewrap chromium)
+APT_PACKAGES=(python3-venv python3-dev ffmpeg bubblewrap chromium libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1)
 if command -v apt-get >/dev/null 2>&1; then
   missing=()
   for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,0 +1,116 @@
+"""Physics measurements behind the suite's claims (used by tests and the benchmark, never by a session).
+
+- slip: a board held in the hook grasp, the arm still, how far it moves in the palm's frame over 4 s,
+  with and without MuJoCo's noslip iterations.
+- rigidity: two crossing boards (the lap joint) joined by 1, 2 or 3 screw constraints at the usual
+  screw points, loaded with opposite torques on the two boards (about the vertical and about the
+  line through the first two screws); the largest relative rotation over the load.
+Both set up their scene directly (qpos, screw constraints) as a test harness: the HTTP service has no
+such shortcut.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+from simreflect.suites.workshop.builds import get_build
+from simreflect.suites.workshop.sim import Engine, ScrewState, mat_to_quat
+
+SCREW_POINTS = ((-0.025, -0.025), (0.025, -0.025), (0.0, 0.025))  # in the overlap: along A, along B
+
+
+def _place(engine: Engine, name: str, pos, yaw: float) -> None:
+    o = engine.object_by_name[name]
+    c, s = math.cos(yaw), math.sin(yaw)
+    engine.data.qpos[o.qadr:o.qadr + 3] = pos
+    engine.data.qpos[o.qadr + 3:o.qadr + 7] = mat_to_quat(np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]]))
+    engine.data.qvel[o.dadr:o.dadr + 6] = 0
+
+
+def lap_on_table(n_screws: int, seed: int = 0) -> Engine:
+    """A and B at their lap targets, settled, joined by the first `n_screws` screw constraints."""
+    spec = get_build("lap").spec(seed)
+    e = Engine(spec)
+    for b in spec.boards:
+        _place(e, b.name, b.target[:3], b.target[3])
+    mujoco.mj_forward(e.model, e.data)
+    e.settle(1.0)
+    pa, ra = e.board_pose("A")
+    pb, rb = e.board_pose("B")
+    for k in range(n_screws):
+        u, v = SCREW_POINTS[k]
+        point = pa + ra[:, 0] * u + rb[:, 0] * v
+        point[2] = pa[2] + spec.board("A").size[2] / 2  # the interface between the boards
+        top, bottom = e.object_by_name["B"].body, e.object_by_name["A"].body
+        st = ScrewState(state="driven", top="B", bottom="A", depth=0.0, max_depth=0.0,
+                        entry=list(rb.T @ (point + [0, 0, 0.04] - pb)), axis=list(rb.T @ np.array([0, 0, -1.0])))
+        st.embed = 0.0
+        e.screws[k] = st
+        # anchor: the point itself (tip - axis * embed with the tip placed at the point)
+        eq = e.joint_eq[k]
+        e.model.eq_obj1id[eq], e.model.eq_obj2id[eq] = top, bottom
+        data = np.zeros(e.model.eq_data.shape[1])
+        data[0:3] = rb.T @ (point - pb)
+        data[3:6] = ra.T @ (point - pa)
+        data[10] = 1.0
+        e.model.eq_data[eq] = data
+        e.data.eq_active[eq] = 1
+        st.anchor_top, st.anchor_bottom = list(data[0:3]), list(data[3:6])
+    e.settle(0.5)
+    return e
+
+
+def relative_rotation_deg(e: Engine, r0: np.ndarray) -> float:
+    _, ra = e.board_pose("A")
+    _, rb = e.board_pose("B")
+    rel = ra.T @ rb
+    d = rel @ r0.T
+    return math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(d) - 1) / 2))))
+
+
+def rigidity(n_screws: int, torque: float = 1.0, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:
+    """Largest rotation of B relative to A (deg) under `torque` N m about the vertical and about the
+    line through the first two screw points (opposite torques on A and B)."""
+    out = {}
+    for axis_name in ("vertical", "hinge"):
+        e = lap_on_table(n_screws, seed)
+        pa, ra = e.board_pose("A")
+        _, rb = e.board_pose("B")
+        if axis_name == "vertical":
+            axis = np.array([0, 0, 1.0])
+        else:
+            p0 = ra[:, 0] * SCREW_POINTS[0][0] + rb[:, 0] * SCREW_POINTS[0][1]
+            p1 = ra[:, 0] * SCREW_POINTS[1][0] + rb[:, 0] * SCREW_POINTS[1][1]
+            axis = (p1 - p0) / np.linalg.norm(p1 - p0)
+        r0 = ra.T @ rb
+        a, b = e.object_by_name["A"].body, e.object_by_name["B"].body
+        worst = 0.0
+        for _ in range(int(seconds * 180)):
+            e.data.xfrc_applied[b, 3:] = torque * axis
+            e.data.xfrc_applied[a, 3:] = -torque * axis
+            e._step(np.zeros(e.model.nu))
+            worst = max(worst, relative_rotation_deg(e, r0))
+        out[axis_name] = worst
+    return out
+
+
+def slip(noslip_iterations: int, seconds: float = 4.0, seed: int = 0) -> float:
+    """mm a board held in the hook grasp (left hand, arm still) moves in the palm frame in `seconds`."""
+    from simreflect.suites.workshop.client import LocalTransport, WorkshopClient
+    from simreflect.suites.workshop.reference.common import Workshop
+    from simreflect.suites.workshop.session import Session
+
+    session = Session.for_build("place", seed)
+    w = Workshop(WorkshopClient(LocalTransport(session)))
+    w.hook_grasp("left", "A", (0.0, 1.0, 0.0))
+    pp, pr = w.palm("left")
+    w.move_to("left", pp + np.array([0, 0, 0.1]), pr, vmax=0.1, tol=0.003, rtol=0.02)
+    e = session.engine
+    e.model.opt.noslip_iterations = noslip_iterations
+    e.settle(0.5)
+    before = e._in_palm("left", "A")
+    e.settle(seconds)
+    return float(np.linalg.norm(e._in_palm("left", "A") - before) * 1000.0)

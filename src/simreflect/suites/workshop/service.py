@@ -1,0 +1,143 @@
+"""The HTTP command service: a FastAPI app over one Session, served by uvicorn on 127.0.0.1 only.
+
+Endpoints (the OpenAPI schema is at /openapi.json, the docs at /docs):
+    GET  /health          liveness
+    GET  /spec            the build, the robot's joints and limits, the rules' numbers
+    GET  /state           the exact structured state, budgets, reward, progress
+    POST /act             {"segments": [...]}: moves, waits and drill actions, run in order
+    POST /step            one segment (the same objects as in /act)
+    POST /note            {"text": "..."}: a short progress note, recorded
+    POST /finish          {"summary": "..."}: settle, freeze the final state, end the session
+A malformed or out-of-range command is answered 422 with the reason and changes nothing; a command
+the session cannot take any more (finished, a budget spent) is answered 409. There is no reset and
+no way to set a pose or a state: the world changes only through the robot.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Optional
+
+from fastapi import Body, FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from simreflect.suites.workshop.protocol import Act, Finish, Note, Segment
+from simreflect.suites.workshop.session import InvalidCommand, Session
+from simreflect.suites.workshop.sim import CommandRejected
+
+HOST = "127.0.0.1"
+
+
+def create_app(session: Session) -> FastAPI:
+    from simreflect.suites.workshop import notes
+
+    app = FastAPI(title="simreflect workshop", version="1", description=notes.SERVICE_DOC)
+
+    @app.exception_handler(InvalidCommand)
+    async def _invalid(request: Request, exc: InvalidCommand):
+        return JSONResponse(status_code=422, content={"detail": exc.errors})
+
+    @app.exception_handler(CommandRejected)
+    async def _rejected(request: Request, exc: CommandRejected):
+        return JSONResponse(status_code=409, content={"detail": str(exc)})
+
+    # Responses are plain JSON built from dicts of floats and strings: JSONResponse serialises them
+    # directly (FastAPI's generic encoder would walk every float of a state first, ten times slower).
+    @app.get("/health")
+    def health() -> JSONResponse:
+        return JSONResponse({"ok": True, "build": session.spec.name, "seed": session.spec.seed, "done": session.finished})
+
+    @app.get("/spec")
+    def spec() -> JSONResponse:
+        return JSONResponse(session.describe())
+
+    @app.get("/state")
+    def state() -> JSONResponse:
+        return JSONResponse(session.state())
+
+    @app.post("/act")
+    def act(body: Act) -> JSONResponse:
+        return JSONResponse(session.act(body))
+
+    @app.post("/step")
+    def step(body: Segment = Body(...)) -> JSONResponse:
+        return JSONResponse(session.act(Act(segments=[body])))
+
+    @app.post("/note")
+    def note(body: Note) -> JSONResponse:
+        return JSONResponse(session.note(body.model_dump()))
+
+    @app.post("/finish")
+    def finish(body: Optional[Finish] = None) -> JSONResponse:
+        return JSONResponse(session.finish(body.model_dump() if body is not None else {}))
+
+    return app
+
+
+def free_socket(host: str = HOST, port: int = 0) -> socket.socket:
+    """A bound listening socket on `host:port` (port 0: any free port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit this: without it the response's second write waits ~40 ms for the
+    # client's delayed ACK (Nagle), which made every command cost 45 ms
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(64)
+    return sock
+
+
+class ServiceThread:
+    """uvicorn serving a session's app from a background thread (tests, run_program)."""
+
+    def __init__(self, session: Session, port: int = 0):
+        import uvicorn
+
+        self.session = session
+        self.sock = free_socket(HOST, port)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://{HOST}:{self.port}"
+        config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def start(self, timeout: float = 20.0) -> ServiceThread:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the workshop service did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()
+
+    def __enter__(self) -> ServiceThread:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def serve(session: Session, port: int, exit_after_finish: bool = False, on_ready=None) -> None:
+    """Serve in the foreground until interrupted (or, with `exit_after_finish`, shortly after the
+    session finishes)."""
+    svc = ServiceThread(session, port).start()
+    if on_ready is not None:
+        on_ready(svc.url)
+    try:
+        while svc.thread.is_alive():
+            if exit_after_finish and session.finished:
+                time.sleep(0.5)  # let the /finish response go out
+                break
+            time.sleep(0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if not session.finished:
+            session.finish_quietly("service stopped")
+        svc.stop()

@@ -1,0 +1,142 @@
+"""The workshop suite behind the core Suite interface: tasks are builds x seeds.
+
+An agent's program is a Python client script that talks to the workshop service at the URL in its
+workspace ($WORKSHOP_URL, service_url.txt). For part 1, run_program starts the service in this
+process (a uvicorn thread on 127.0.0.1, recording into the work directory) and runs the script as a
+plain subprocess in its own process group with a wall-time limit. It is NOT sandboxed: the script
+needs the network to reach the service, and the core sandbox has no network namespace plumbing for
+that yet. Because the script can write its work directory, verify() grades the final state this
+suite object kept in memory from its own service when it has one, and reads the record only for
+work directories it did not run itself (offline grading).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+from simreflect.core.evidence import EvidenceLevel, render_report
+from simreflect.core.program import ProgramResult, run_process
+from simreflect.core.suite import Suite
+from simreflect.core.task import Task
+from simreflect.core.verdict import Verdict
+from simreflect.suites.workshop import notes
+from simreflect.suites.workshop.builds import BUILD_NAMES, get_build
+from simreflect.suites.workshop.builds.spec import BuildSpec
+from simreflect.suites.workshop.grader import grade
+
+TASKS_FILE = "workshop.json"  # optional in a benchmark root: {"builds": [...], "seeds": [...]}
+DEFAULT_SEEDS = (0, 1, 2)
+RECORD_DIR = "record"
+TASK_FILE = "task.json"
+PROGRAM_TIMEOUT_S = 1800.0
+
+
+def make_task(build: str, seed: int) -> Task:
+    spec = get_build(build).spec(seed)
+    return Task(id=f"{build}-{seed}", suite="workshop", seed=int(seed),
+                params={"build": build, "spec": spec.to_dict()}, hidden={}, budget=WorkshopSuite.default_budget)
+
+
+def reference_source(build: str) -> str:
+    from importlib import resources
+
+    return resources.files("simreflect.suites.workshop.reference").joinpath(f"{build}.py").read_text()
+
+
+class WorkshopSuite(Suite):
+    name = "workshop"
+    default_budget = 2  # rounds: each runs the program against a fresh session of the build
+    subset_order = BUILD_NAMES
+
+    def __init__(self) -> None:
+        self._finals: dict[str, Optional[dict[str, Any]]] = {}
+
+    def load_tasks(self, root: Path | None = None) -> list[Task]:
+        builds, seeds = BUILD_NAMES, DEFAULT_SEEDS
+        if root is not None and (Path(root) / TASKS_FILE).is_file():
+            cfg = json.loads((Path(root) / TASKS_FILE).read_text())
+            builds = tuple(cfg.get("builds", builds))
+            seeds = tuple(int(s) for s in cfg.get("seeds", seeds))
+        return [make_task(b, s) for b in builds for s in seeds]
+
+    program_filename = notes.PROGRAM_FILE
+
+    def default_root(self, seed: int = 0) -> Path:
+        """A benchmark directory in the user's cache: just the task list (every build at seeds
+        seed, seed+1, seed+2); the builds themselves are generated from their seeds."""
+        cache = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect"))
+        root = cache / f"workshop-seed{seed}"
+        root.mkdir(parents=True, exist_ok=True)
+        cfg = {"builds": list(BUILD_NAMES), "seeds": [seed + k for k in range(len(DEFAULT_SEEDS))]}
+        path = root / TASKS_FILE
+        text = json.dumps(cfg, indent=1) + "\n"
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+        return root
+
+    def save_task(self, task: Task, dest: Path) -> None:
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / TASK_FILE).write_text(json.dumps(task.to_dict(), indent=1, sort_keys=True) + "\n")
+
+    def load_task(self, path: Path) -> Task:
+        return Task.from_dict(json.loads((Path(path) / TASK_FILE).read_text()))
+
+    def spec(self, task: Task) -> BuildSpec:
+        return BuildSpec.from_dict(task.params["spec"])
+
+    def prepare_workspace(self, task: Task, workdir: Path) -> None:
+        workdir = Path(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / TASK_FILE).write_text(json.dumps({"build": task.params["build"], "seed": task.seed,
+                                                     "spec": task.params["spec"]}, indent=1) + "\n")
+        (workdir / "INTERFACE.md").write_text(notes.INTERFACE)
+
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = PROGRAM_TIMEOUT_S) -> ProgramResult:
+        from simreflect.suites.workshop.service import ServiceThread
+        from simreflect.suites.workshop.session import Session
+
+        workdir = Path(workdir)
+        record = workdir / RECORD_DIR
+        session = Session(self.spec(task), record_dir=record)
+        (workdir / notes.PROGRAM_FILE).write_text(program)
+        with ServiceThread(session) as svc:
+            (workdir / notes.URL_FILE).write_text(svc.url + "\n")
+            env = dict(os.environ, **{notes.URL_ENV: svc.url})
+            result = run_process([sys.executable, notes.PROGRAM_FILE], workdir, timeout_s, env=env)
+            session.finish_quietly("the program ended without finishing" if result.ok else f"the program {result.status}")
+        self._finals[str(workdir.resolve())] = session.final_state
+        return result
+
+    def verify(self, task: Task, workdir: Path) -> Verdict:
+        key = str(Path(workdir).resolve())
+        if key in self._finals:
+            state = self._finals[key]
+        else:
+            from simreflect.suites.workshop.recording import load_final
+
+            try:
+                final = load_final(Path(workdir) / RECORD_DIR)
+            except (OSError, ValueError) as e:
+                return Verdict.invalid_artefact(f"unreadable final state: {e}")
+            state = final["state"] if final else None
+        return grade(state, self.spec(task))
+
+    def oracle(self, task: Task) -> str:
+        return reference_source(task.params["build"])
+
+    def observe(self, task: Task, verdict: Verdict, level: EvidenceLevel) -> str:
+        return render_report(verdict, level, title=f"Workshop grade for {task.id}")
+
+    def instruction(self, task: Task) -> str:
+        return notes.instruction(self.spec(task))
+
+    def interface_notes(self, level: EvidenceLevel) -> str:
+        return notes.interface_notes(level)
+
+    def subsets(self, task: Task) -> list[str]:
+        return [task.params["build"]]
