@@ -48,20 +48,20 @@ def test_independent_runs_and_pass_at_k_tables(tmp_path):
     from simreflect.suites.pace.suite import PaceSuite
 
     root = PaceSuite().default_root()
-    config = RunConfig(suite="pace", bench=str(root), agent="noop", levels=("L2",), rounds=2, runs=2,
+    config = RunConfig(suite="pace", bench=str(root), agent="noop", levels=("L1", "L2"), rounds=2, runs=2,
                        history="last+best", invalid_streak=3)
     run(tmp_path, config, workers=2)
     records, _ = RunStore(tmp_path).records()
     ends = [r for r in records if r["type"] == "end"]
-    assert len(ends) == 48 and {r.get("run", 0) for r in ends} == {0, 1}
+    assert len(ends) == 96 and {r.get("run", 0) for r in ends} == {0, 1}
     trajectories = trajectories_of(tmp_path)
-    assert len(trajectories) == 48
+    assert len(trajectories) == 96 and {t.method for t in trajectories} == {"vanilla L1", "vanilla L2"}
     t = trajectories[0]
     assert [a.index for a in t.attempts] == [0, 1, 2] and t.end_reason == "budget" and t.stage in (1, 2, 3, 4)
     md = write_report(tmp_path)
     assert "Pass@2 and Score@2 by domain" in md and "Pass@2 and Score@2 by stage" in md
     assert (tmp_path / "trajectories.jsonl").is_file()
-    statics = [line for line in md.splitlines() if line.startswith("vanilla | noop | statics |")]
+    statics = [line for line in md.splitlines() if line.startswith("vanilla L2 | noop | statics |")]
     assert statics and all("| 0.0% |" in line for line in statics)  # doing nothing solves no target
 
 

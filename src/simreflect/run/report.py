@@ -73,7 +73,9 @@ def trajectories_of(run_dir: Path) -> list:
     for row in rows:
         fields = suite.trajectory_fields(tasks[row["task"]])
         log = logs[episode_key(row["task"], row["level"], row.get("run", 0))]
-        out.append(trajectory_of(row, fields, config.method, model, config.rounds, suite, log.rounds))
+        # evidence levels are separate conditions: with several, each is its own method label
+        method = config.method if len(config.levels) == 1 else f"{config.method} {row['level']}"
+        out.append(trajectory_of(row, fields, method, model, config.rounds, suite, log.rounds))
     return out
 
 
