@@ -903,6 +903,35 @@ def _plain_argv(argv: list[str], workdir: Path) -> list[str]:
             for a in argv]
 
 
+def _prepare(workdir: Path, readonly_paths: Iterable[Path], package_modules: Iterable[str] | None, limits: Limits,
+             strict: bool):
+    """What `run_sandboxed` and `open_session` do before starting a program: check the paths, list
+    the package files to show, probe the isolation, and set up the run's cgroup (or refuse, when
+    strict and degraded)."""
+    workdir = Path(workdir).resolve()
+    if not workdir.is_dir():
+        raise FileNotFoundError(f"work directory {workdir} does not exist")
+    readonly = [Path(p).resolve() for p in readonly_paths]
+    for p in readonly:
+        if not p.exists():
+            raise FileNotFoundError(f"read-only path {p} does not exist")
+    package_files = None if package_modules is None else _module_files(package_modules)
+    probe = _probe()
+    degraded = [probe["degraded"]] if probe.get("degraded") else []
+    if strict and degraded:
+        raise SandboxUnavailable(degraded[0])
+    cg = _RunCgroup(probe["_cgroups"]) if probe["_cgroups"] else None
+    if cg is not None:
+        cg.apply(limits)
+    cgroup_fds = cg.procs_fds() if cg is not None else []
+    if cg is not None and cg.problems and strict:
+        for fd in cgroup_fds:
+            os.close(fd)
+        cg.remove()
+        raise SandboxUnavailable("cgroup: " + "; ".join(cg.problems))
+    return workdir, readonly, package_files, probe, degraded, cg, cgroup_fds
+
+
 def run_sandboxed(argv: list[str], workdir: Path, limits: Limits = Limits(), readonly_paths: Iterable[Path] = (),
                   env: dict[str, str] | None = None, strict: bool = False,
                   package_modules: Iterable[str] | None = ()) -> ProgramResult:
@@ -920,30 +949,9 @@ def run_sandboxed(argv: list[str], workdir: Path, limits: Limits = Limits(), rea
     Never raises for what the program does; raises SandboxUnavailable only with strict=True when
     the isolation is degraded.
     """
-    workdir = Path(workdir).resolve()
-    if not workdir.is_dir():
-        raise FileNotFoundError(f"work directory {workdir} does not exist")
-    readonly_paths = [Path(p).resolve() for p in readonly_paths]
-    for p in readonly_paths:
-        if not p.exists():
-            raise FileNotFoundError(f"read-only path {p} does not exist")
-    package_files = None if package_modules is None else _module_files(package_modules)
-    probe = _probe()
+    workdir, readonly_paths, package_files, probe, degraded, cg, cgroup_fds = _prepare(
+        workdir, readonly_paths, package_modules, limits, strict)
     sandboxed = probe["mode"] == "bwrap"
-    degraded = [probe["degraded"]] if probe.get("degraded") else []
-    if strict and degraded:
-        raise SandboxUnavailable(degraded[0])
-
-    cg = _RunCgroup(probe["_cgroups"]) if probe["_cgroups"] else None
-    if cg is not None:
-        cg.apply(limits)
-    cgroup_fds = cg.procs_fds() if cg is not None else []
-    if cg is not None and cg.problems:
-        if strict:
-            for fd in cgroup_fds:
-                os.close(fd)
-            cg.remove()
-            raise SandboxUnavailable("cgroup: " + "; ".join(cg.problems))
     rlimits = _rlimits(limits, cg.dirs if cg is not None else {})
 
     capture = OutputCapture(limits.output_kb * 1024 // 2, limits.output_kb * 1024 - limits.output_kb * 1024 // 2)
@@ -1300,33 +1308,14 @@ class SandboxSession:
 
 def open_session(argv: list[str], workdir: Path, limits: Limits = Limits(), readonly_paths: Iterable[Path] = (),
                  env: dict[str, str] | None = None, strict: bool = False,
-                 package_modules: Iterable[str] | None = None,
+                 package_modules: Iterable[str] | None = (),
                  max_message_bytes: int = SESSION_MAX_MESSAGE_BYTES) -> SandboxSession:
     """Start argv confined exactly as `run_sandboxed` would, but keep it running as a session that
     answers JSON-lines requests on its stdin/stdout (see SandboxSession). Same arguments as
     `run_sandboxed`; raises SandboxUnavailable only with strict=True when isolation is degraded."""
-    workdir = Path(workdir).resolve()
-    if not workdir.is_dir():
-        raise FileNotFoundError(f"work directory {workdir} does not exist")
-    readonly_paths = [Path(p).resolve() for p in readonly_paths]
-    for p in readonly_paths:
-        if not p.exists():
-            raise FileNotFoundError(f"read-only path {p} does not exist")
-    package_files = None if package_modules is None else _module_files(package_modules)
-    probe = _probe()
+    workdir, readonly_paths, package_files, probe, degraded, cg, cgroup_fds = _prepare(
+        workdir, readonly_paths, package_modules, limits, strict)
     sandboxed = probe["mode"] == "bwrap"
-    degraded = [probe["degraded"]] if probe.get("degraded") else []
-    if strict and degraded:
-        raise SandboxUnavailable(degraded[0])
-    cg = _RunCgroup(probe["_cgroups"]) if probe["_cgroups"] else None
-    if cg is not None:
-        cg.apply(limits)
-    cgroup_fds = cg.procs_fds() if cg is not None else []
-    if cg is not None and cg.problems and strict:
-        for fd in cgroup_fds:
-            os.close(fd)
-        cg.remove()
-        raise SandboxUnavailable("cgroup: " + "; ".join(cg.problems))
     rlimits = _rlimits(limits, cg.dirs if cg is not None else {})
     capture = OutputCapture(limits.output_kb * 1024 // 2, limits.output_kb * 1024 - limits.output_kb * 1024 // 2)
     start = time.monotonic()
