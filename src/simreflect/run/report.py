@@ -44,7 +44,7 @@ def write_report(run_dir: Path) -> str:
     md = summary_markdown(summary, title)
     if damaged:
         md += "\nDamaged records in the attempt log (ignored): " + "; ".join(damaged) + "\n"
-    trajectories = trajectories_of(run_dir)
+    trajectories = trajectories_of(run_dir, config, rows)
     if trajectories:
         from simreflect.analysis.tables import analysis_markdown
         from simreflect.analysis.trajectory import dump_trajectories
@@ -57,12 +57,15 @@ def write_report(run_dir: Path) -> str:
     return md
 
 
-def trajectories_of(run_dir: Path) -> list:
-    """The run's episodes as trajectories, when its suite follows an attempt-budget protocol."""
+def trajectories_of(run_dir: Path, config: RunConfig | None = None, rows: list[dict[str, Any]] | None = None) -> list:
+    """The run's episodes as trajectories, when its suite follows an attempt-budget protocol.
+
+    `config` and `rows` (from `rows_of`) may be passed in so the attempt log is not parsed again."""
     from simreflect.analysis.from_runs import trajectory_of
 
     store = RunStore(run_dir)
-    config, rows = rows_of(run_dir)
+    if config is None or rows is None:
+        config, rows = rows_of(run_dir)
     suite = config.suite_instance()
     tasks = _tasks(config.suite, config.bench)
     if not rows or suite.trajectory_fields(next(iter(tasks.values()))) is None:
