@@ -85,3 +85,22 @@ def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path):
     assert run_task(d, tmp_path / "solved", solve=True, verifier_python=sys.executable)["reward"] == 1.0
     # the source design the agent starts from does not pass the target
     assert run_task(d, tmp_path / "unsolved", solve=False, verifier_python=sys.executable)["reward"] < 1.0
+
+
+@pytest.mark.slow
+def test_an_exported_workshop_task_runs_its_verifier_and_solution(tmp_path):
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "workshop.json").write_text(json.dumps({"builds": ["place"], "seeds": [0]}))
+    exported = export_harbor("workshop", bench, tmp_path / "harbor")
+    assert [d.name for d in exported] == ["workshop-place-0"]
+    d = exported[0]
+    assert {"INTERFACE.md", "task.json"} == {p.name for p in (d / "environment" / "app").iterdir()}
+    assert "/app/agent.py" in (d / "instruction.md").read_text()
+    assert "WorkshopClient" in (d / "solution" / "solve.sh").read_text()
+    # the system Python here lacks MuJoCo (the task's image installs it), so verify with ours
+    solved = run_task(d, tmp_path / "solved", solve=True, verifier_python=sys.executable)
+    assert solved["reward"] == 1.0 and solved["passed"] is True
+    assert solved["program"]["isolation"]["mode"] in ("bwrap", "plain")
+    unsolved = run_task(d, tmp_path / "unsolved", solve=False, verifier_python=sys.executable)
+    assert unsolved["reward"] == 0.0 and "no program" in unsolved["invalid"]

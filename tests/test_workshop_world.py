@@ -95,3 +95,42 @@ def test_recording_replays_to_the_same_bytes(tmp_path):
     poses = recording.load_poses(tmp_path)
     assert poses.shape[1] == json.loads((tmp_path / recording.META_FILE).read_text())["nq"] + 1
     assert poses[-1, 0] == pytest.approx(commands[-1]["time"], abs=1 / 30 + 1e-6)
+
+
+def _workshop(build: str):
+    from simreflect.suites.workshop.reference.common import Workshop
+
+    session = Session.for_build(build, 0)
+    return session, Workshop(WorkshopClient(LocalTransport(session)))
+
+
+def test_over_curling_pushes_a_held_board_through_the_hand():
+    from simreflect.suites.workshop.reference.common import FINGERS
+
+    session, w = _workshop("place")
+    w.hook_grasp("left", "A", (0.0, 1.0, 0.0))
+    pp, pr = w.palm("left")
+    w.move_to("left", pp + np.array([0, 0, 0.1]), pr, vmax=0.1, tol=0.003, rtol=0.02)
+    before = session.engine._in_palm("left", "A").copy()
+    w.hold_still(1.0)
+    still = np.linalg.norm(session.engine._in_palm("left", "A") - before) * 1000
+    w.joints_to("left", {f"{f}_1": 1.75 for f in FINGERS}, speed=0.5)  # curl far past the contact angles
+    w.hold_still(1.0)
+    pushed = np.linalg.norm(session.engine._in_palm("left", "A") - before) * 1000
+    assert still < 1.0  # the squeezed hook grasp holds the board where it is
+    assert pushed > 5.0  # curling further shoves it across the palm (mm)
+
+
+def test_a_screw_let_go_of_drops_to_the_table():
+    session, w = _workshop("lap")
+    name = sorted(w.state()["screws"])[0]
+    w.pick_screw("left", name)
+    z_held = w.obj(name)["pos"][2]
+    w.hold_still(0.5)
+    assert w.held("left", name) and abs(w.obj(name)["pos"][2] - z_held) < 0.001
+    w.joints_to("left", {"index_spread": 0.35}, speed=0.5)  # open the scissor
+    pp, pr = w.palm("left")
+    w.move_to("left", pp + np.array([0, -0.09, 0.0]), pr, vmax=0.06, tol=0.003, rtol=0.02)  # fingers out backwards
+    w.hold_still(1.0)
+    assert not w.held("left", name)
+    assert w.obj(name)["pos"][2] < z_held - 0.05  # nothing holds it up: it fell (78 mm, to the table)

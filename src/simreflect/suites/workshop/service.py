@@ -15,9 +15,11 @@ no way to set a pose or a state: the world changes only through the robot.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Optional
 
 from fastapi import Body, FastAPI, Request
@@ -88,16 +90,32 @@ def free_socket(host: str = HOST, port: int = 0) -> socket.socket:
     return sock
 
 
+def unix_listener(path: Path) -> socket.socket:
+    """A listening Unix socket at `path` that any local user may connect to (the sandboxed
+    program runs under another uid; the directory holding the socket is what guards it)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    os.chmod(path, 0o666)
+    sock.listen(64)
+    return sock
+
+
 class ServiceThread:
     """uvicorn serving a session's app from a background thread (tests, run_program)."""
 
-    def __init__(self, session: Session, port: int = 0):
+    def __init__(self, session: Session, port: int = 0, unix_socket: Optional[Path] = None):
+        """Listen on HOST:port, or with `unix_socket` on that Unix socket only (for a sandboxed
+        client, whose relay reaches it from its own network namespace; `url` is then None)."""
         import uvicorn
 
         self.session = session
-        self.sock = free_socket(HOST, port)
-        self.port = self.sock.getsockname()[1]
-        self.url = f"http://{HOST}:{self.port}"
+        if unix_socket is not None:
+            self.sock = unix_listener(Path(unix_socket))
+            self.port, self.url = None, None
+        else:
+            self.sock = free_socket(HOST, port)
+            self.port = self.sock.getsockname()[1]
+            self.url = f"http://{HOST}:{self.port}"
         config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="off")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)

@@ -1,25 +1,34 @@
 """The workshop suite behind the core Suite interface: tasks are builds x seeds.
 
 An agent's program is a Python client script that talks to the workshop service at the URL in its
-workspace ($WORKSHOP_URL, service_url.txt). For part 1, run_program starts the service in this
-process (a uvicorn thread on 127.0.0.1, recording into the work directory) and runs the script as a
-plain subprocess in its own process group with a wall-time limit. It is NOT sandboxed: the script
-needs the network to reach the service, and the core sandbox has no network namespace plumbing for
-that yet. Because the script can write its work directory, verify() grades the final state this
-suite object kept in memory from its own service when it has one, and reads the record only for
-work directories it did not run itself (offline grading).
+workspace ($WORKSHOP_URL, service_url.txt). run_program serves a fresh session in this process and
+runs the program in the core sandbox (no network but its own loopback; see run_program for how it
+reaches the service). verify() grades the final state this suite object kept in memory from its own
+service when it has one, and reads the record only for work directories it did not run itself
+(offline grading).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
 import sys
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult, run_process
+from simreflect.core.program import ProgramResult
+from simreflect.core.sandbox import (
+    SANDBOX_WORKDIR,
+    Limits,
+    remove_workspace_file,
+    run_sandboxed,
+    write_workspace_file,
+)
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
@@ -33,6 +42,20 @@ DEFAULT_SEEDS = (0, 1, 2)
 RECORD_DIR = "record"
 TASK_FILE = "task.json"
 PROGRAM_TIMEOUT_S = 1800.0
+PROGRAM_LIMITS = Limits(wall_s=PROGRAM_TIMEOUT_S, cpu_s=PROGRAM_TIMEOUT_S, memory_mb=2048, processes=128, file_mb=64,
+                        output_kb=256, disk_mb=256)
+#: What a program sees of simreflect: the relay that carries its connections, and the HTTP client
+#: with the reference controllers' helpers (the oracle programs import them).
+PROGRAM_MODULES = ("simreflect.core.relay", "simreflect.suites.workshop.client",
+                   "simreflect.suites.workshop.reference.common")
+
+
+def _free_port() -> int:
+    """A port free on the host's loopback (inside the sandbox any port is free; without bubblewrap
+    the relay listens on the host, where this one was free a moment ago)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def make_task(build: str, seed: int) -> Task:
@@ -97,18 +120,36 @@ class WorkshopSuite(Suite):
         (workdir / "INTERFACE.md").write_text(notes.INTERFACE)
 
     def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = PROGRAM_TIMEOUT_S) -> ProgramResult:
+        """Serve a fresh session of the build and run the program against it in the sandbox.
+
+        The sandbox has a network namespace of its own, so the service listens on a Unix socket in
+        a private directory bound read-only into the sandbox, and a relay inside the sandbox
+        (simreflect.core.relay) carries 127.0.0.1:PORT there. The session records into a directory
+        the program cannot reach; the record replaces the work directory's record/ after the run."""
+        from simreflect.core import relay
         from simreflect.suites.workshop.service import ServiceThread
         from simreflect.suites.workshop.session import Session
 
         workdir = Path(workdir)
-        record = workdir / RECORD_DIR
-        session = Session(self.spec(task), record_dir=record)
-        (workdir / notes.PROGRAM_FILE).write_text(program)
-        with ServiceThread(session) as svc:
-            (workdir / notes.URL_FILE).write_text(svc.url + "\n")
-            env = dict(os.environ, **{notes.URL_ENV: svc.url})
-            result = run_process([sys.executable, notes.PROGRAM_FILE], workdir, timeout_s, env=env)
-            session.finish_quietly("the program ended without finishing" if result.ok else f"the program {result.status}")
+        write_workspace_file(workdir, notes.PROGRAM_FILE, program)
+        with tempfile.TemporaryDirectory(prefix="simreflect-workshop-") as private:
+            private = Path(private)
+            sockets = private / "sockets"
+            sockets.mkdir()
+            session = Session(self.spec(task), record_dir=private / RECORD_DIR)
+            port = _free_port()
+            url = f"http://127.0.0.1:{port}"
+            write_workspace_file(workdir, notes.URL_FILE, url + "\n")
+            socket_path = sockets / "service.sock"
+            with ServiceThread(session, unix_socket=socket_path):
+                result = run_sandboxed(
+                    [sys.executable, "-P", relay.__file__, "--port", str(port), "--socket",
+                     str(socket_path), "--", sys.executable, f"{SANDBOX_WORKDIR}/{notes.PROGRAM_FILE}"],
+                    workdir, replace(PROGRAM_LIMITS, wall_s=timeout_s, cpu_s=timeout_s), readonly_paths=[sockets],
+                    env={notes.URL_ENV: url}, package_modules=PROGRAM_MODULES)
+                session.finish_quietly("the program ended without finishing" if result.ok else f"the program {result.status}")
+            remove_workspace_file(workdir, RECORD_DIR)
+            shutil.copytree(private / RECORD_DIR, workdir / RECORD_DIR)
         self._finals[str(workdir.resolve())] = session.final_state
         return result
 

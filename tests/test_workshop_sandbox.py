@@ -1,0 +1,94 @@
+"""A workshop agent program runs in the core sandbox: it reaches its own service through the relay and
+nothing else (no host network, none of the grader, not the record being written), and whatever it
+writes in its work directory cannot stand in for the record."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+
+import pytest
+
+from simreflect.core.sandbox import isolation_report
+from simreflect.suites.workshop.suite import WorkshopSuite, make_task
+
+pytestmark = pytest.mark.skipif(isolation_report().get("mode") != "bwrap", reason="needs bubblewrap")
+
+PROBE = """\
+import glob, json, os, socket, sys
+import httpx
+url = os.environ["WORKSHOP_URL"]
+out = {"url_file": open("service_url.txt").read().strip() == url}
+out["health"] = httpx.get(url + "/health", timeout=30).json()
+out["note"] = httpx.post(url + "/note", json={"text": "from inside the sandbox"}, timeout=30).status_code
+try:
+    import simreflect.suites.workshop.grader
+    out["grader"] = "imported"
+except ImportError as e:
+    out["grader"] = "hidden"
+try:
+    from simreflect.suites.workshop.client import WorkshopClient
+    out["client"] = WorkshopClient(url).state()["time"] >= 0
+except Exception as e:
+    out["client"] = repr(e)
+s = socket.socket()
+s.settimeout(2)
+try:
+    s.connect(("127.0.0.1", HOST_PORT))
+    out["host"] = "reached"
+except OSError:
+    out["host"] = "unreachable"
+out["records"] = [p for p in glob.glob("/tmp/**/*", recursive=True) if not p.endswith(".sock") and os.path.isfile(p)]
+out["uid"] = os.getuid()
+# a forged record: a final state that would pass if anyone trusted it
+os.makedirs("record", exist_ok=True)
+json.dump({"forged": True}, open("record/final_state.json", "w"))
+print("PROBE " + json.dumps(out))
+"""
+
+
+def test_the_program_reaches_its_service_and_nothing_else(tmp_path):
+    host = socket.socket()
+    host.bind(("127.0.0.1", 0))
+    host.listen(1)
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(host.accept()), daemon=True).start()
+    suite = WorkshopSuite()
+    task = make_task("place", 0)
+    work = tmp_path / "work"
+    suite.prepare_workspace(task, work)
+    program = PROBE.replace("HOST_PORT", str(host.getsockname()[1]))
+    result = suite.run_program(task, program, work, timeout_s=120)
+    host.close()
+    assert result.ok, result.output_tail
+    assert result.isolation["mode"] == "bwrap"
+    line = next(x for x in result.output_tail.splitlines() if x.startswith("PROBE "))
+    probe = json.loads(line[len("PROBE "):])
+    assert probe["url_file"] is True
+    assert probe["health"]["ok"] is True and probe["health"]["build"] == "place"
+    assert probe["note"] == 200
+    assert probe["client"] is True
+    assert probe["grader"] == "hidden"
+    assert probe["host"] == "unreachable" and not accepted
+    assert probe["records"] == []  # the session records where the program cannot look
+    assert probe["uid"] == 65534
+    # the record is the service's own: the note is in it, the forgery is gone
+    commands = (work / "record" / "commands.jsonl").read_text()
+    assert "from inside the sandbox" in commands
+    final = json.loads((work / "record" / "final_state.json").read_text())
+    assert "forged" not in final
+    assert not suite.verify(task, work).passed
+    assert not WorkshopSuite().verify(task, work).passed  # offline grading reads the true record too
+
+
+def test_a_hanging_program_is_stopped_and_the_session_still_ends(tmp_path):
+    suite = WorkshopSuite()
+    task = make_task("place", 0)
+    work = tmp_path / "work"
+    suite.prepare_workspace(task, work)
+    result = suite.run_program(task, "import time\nwhile True:\n    time.sleep(1)\n", work, timeout_s=3)
+    assert result.status == "timeout"
+    final = json.loads((work / "record" / "final_state.json").read_text())
+    assert "timeout" in json.dumps(final)
+    assert not suite.verify(task, work).passed
