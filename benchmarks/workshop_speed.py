@@ -9,20 +9,24 @@ end-effector velocity segments of 1 s while the engine does all its per-step wor
 IK, holds and slip tracking, collision reports). The process is pinned to one core. Reported: the
 engine's simulated seconds per wall second (best of `repeats`), the raw mj_step rate in the same
 state, and, for a 1-step command and for a state read, the round trip over HTTP (uvicorn on
-127.0.0.1, httpx client in the same process) minus the same call in-process. Timings are
+127.0.0.1, httpx client in the same process) minus the same call in-process, directly and through
+the relay a sandboxed program uses (TCP to the relay, then the service's Unix socket). Timings are
 measurements on this machine (shared cores make them noisy), never asserted in tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
+import tempfile
 import time
 
 import mujoco
 import numpy as np
 
+from simreflect.core import relay
 from simreflect.suites.workshop.client import LocalTransport, WorkshopClient
 from simreflect.suites.workshop.protocol import parse_act
 from simreflect.suites.workshop.reference.common import Workshop
@@ -70,12 +74,23 @@ def realtime_factor(session: Session, seconds: float, repeats: int) -> tuple[flo
     return best, raw, held
 
 
-def http_overhead(session: Session, requests: int) -> dict[str, float]:
+def http_overhead(session: Session, requests: int, relayed: bool = False) -> dict[str, float]:
+    """Round trips over HTTP minus in-process. With `relayed`, the path a sandboxed agent program
+    takes: TCP to the relay (simreflect.core.relay), then the service's Unix socket."""
     local = WorkshopClient(LocalTransport(session))
     one = [{"type": "wait", "duration": 1 / 180}]
     out = {}
-    with ServiceThread(session) as svc:
-        remote = WorkshopClient(svc.url)
+    with contextlib.ExitStack() as stack:
+        if relayed:
+            sock_dir = stack.enter_context(tempfile.TemporaryDirectory())
+            path = os.path.join(sock_dir, "service.sock")
+            stack.enter_context(ServiceThread(session, unix_socket=path))
+            listener = relay.listen(0, path)
+            stack.callback(listener.close)
+            url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        else:
+            url = stack.enter_context(ServiceThread(session)).url
+        remote = WorkshopClient(url)
         for name, call in (("act 1 step", lambda c: c.act(one)), ("state", lambda c: c.state())):
             times = {}
             for label, client in (("http", remote), ("local", local)):
@@ -107,8 +122,10 @@ def main() -> None:
     rtf, raw, held = realtime_factor(session, args.seconds, args.repeats)
     print(f"realtime factor at 180 Hz, both hands holding and moving: {rtf:.1f}x  (target >= 25x on one core)")
     print(f"raw mj_step alone in the same state:                    {raw:.1f}x  ({held} holds kept)")
-    for name, (http, local, over) in http_overhead(session, args.requests).items():
-        print(f"{name:12s} median round trip: HTTP {http:.2f} ms, in-process {local:.2f} ms, overhead {over:.2f} ms")
+    for relayed, path in ((False, "direct"), (True, "via the sandbox relay")):
+        for name, (http, local, over) in http_overhead(session, args.requests, relayed).items():
+            print(f"{name:12s} median round trip ({path}): HTTP {http:.2f} ms, in-process {local:.2f} ms, "
+                  f"overhead {over:.2f} ms")
 
 
 if __name__ == "__main__":
