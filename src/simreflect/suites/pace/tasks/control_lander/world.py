@@ -11,6 +11,7 @@ from simreflect.suites.pace.task import PaceWorld
 HULL_W, HULL_H = 1.6, 0.8
 LEG_DX, LEG_DY = 1.0, 0.7  # leg foot position relative to the hull centre
 LANDER_GROUP = -3
+HULL = 2  # the hull fixture's userData (the legs': 0 and 1)
 
 
 class World(PaceWorld):
@@ -31,7 +32,8 @@ class World(PaceWorld):
         area = HULL_W * HULL_H
         body = sim.world.CreateDynamicBody(position=(x0, y0), angle=0.0)
         body.CreateFixture(b2FixtureDef(shape=b2PolygonShape(box=(HULL_W / 2, HULL_H / 2)),
-                                        density=env["lander_mass"] / area, friction=0.6, groupIndex=LANDER_GROUP))
+                                        density=env["lander_mass"] / area, friction=0.6, groupIndex=LANDER_GROUP,
+                                        userData=HULL))
         self.legs = []
         for side in (-1, 1):
             foot = (side * LEG_DX, -LEG_DY)
@@ -39,8 +41,9 @@ class World(PaceWorld):
             leg = body.CreateFixture(b2FixtureDef(
                 shape=b2PolygonShape(vertices=[hip, (hip[0] + 0.08 * side, hip[1]), (foot[0] + 0.06 * side, foot[1]),
                                                (foot[0] - 0.06 * side, foot[1])]),
-                density=0.001, friction=0.9, groupIndex=LANDER_GROUP))
+                density=0.001, friction=0.9, groupIndex=LANDER_GROUP, userData=len(self.legs)))
             self.legs.append(leg)
+        self._contacts_at = (-1, (False, False, False))
         body.linearVelocity = (env["start_vx"], env["start_vy"])
         body.angularDamping = 0.1
         sim.register(body, "craft", "lander", True)
@@ -75,23 +78,27 @@ class World(PaceWorld):
 
     # --- sensors
 
+    def _touching(self) -> tuple[bool, bool, bool]:
+        """(left leg, right leg, hull) touching anything, once per step (fixtures tell by their
+        userData: 0 and 1 the legs, HULL the hull; the ground's fixtures have none)."""
+        step = self.sim.steps
+        if self._contacts_at[0] != step:
+            touching = [False, False, False]
+            for edge in self.body.contacts:
+                c = edge.contact
+                if c.touching:
+                    for tag in (c.fixtureA.userData, c.fixtureB.userData):
+                        if tag is not None:
+                            touching[tag] = True
+            self._contacts_at = (step, tuple(touching))
+        return self._contacts_at[1]
+
     def leg_contacts(self) -> list[bool]:
-        touching = [False, False]
-        for edge in self.body.contacts:
-            c = edge.contact
-            if not c.touching:
-                continue
-            for i, leg in enumerate(self.legs):
-                if c.fixtureA == leg or c.fixtureB == leg:
-                    touching[i] = True
-        return touching
+        left, right, _ = self._touching()
+        return [left, right]
 
     def hull_contact(self) -> bool:
-        for edge in self.body.contacts:
-            c = edge.contact
-            if c.touching and c.fixtureA not in self.legs and c.fixtureB not in self.legs:
-                return True
-        return False
+        return self._touching()[2]
 
     def sensors(self, step: int) -> dict:
         b = self.body
