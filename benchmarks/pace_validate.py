@@ -43,7 +43,11 @@ def summarise(rows) -> dict:
             totals[k] += t[k]
         per_task[r.task]["evaluations"] += 1
         walls.append(r.wall_s)
-    return {"per_task": {k: dict(v) for k, v in sorted(per_task.items())}, "totals": dict(totals),
+    per_env: dict[str, float] = defaultdict(float)
+    for r in rows:
+        per_env[f"{r.task} {r.env}"] += r.wall_s
+    slowest = sorted(per_env.items(), key=lambda kv: -kv[1])[:5]
+    return {"slowest_environments": slowest, "per_task": {k: dict(v) for k, v in sorted(per_task.items())}, "totals": dict(totals),
             "evaluations": len(rows), "eval_mean_s": statistics.mean(walls), "eval_median_s": statistics.median(walls),
             "eval_max_s": max(walls)}
 
@@ -66,6 +70,8 @@ def table(summary: dict, title: str) -> str:
                  f"{100 * t['program_s'] / busy:.1f}%")
     lines.append(f"time per evaluation: mean {summary['eval_mean_s']:.3f} s, median {summary['eval_median_s']:.3f} s, "
                  f"max {summary['eval_max_s']:.3f} s")
+    lines.append("slowest environments (every control run on it, summed wall): " +
+                 "; ".join(f"{env} {wall:.2f} s" for env, wall in summary["slowest_environments"]))
     return "\n".join(lines)
 
 
