@@ -66,8 +66,9 @@ def suites_cmd() -> None:
 def run_cmd(
     suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
     agent: str = typer.Option(..., "--agent", help="oracle (alias reference) | noop | baseline | param-search (pace) | llm"),
-    method: str = typer.Option("vanilla", "--method", help="vanilla | review (a reviewer drafts advice after each "
-                               "failed attempt; llm only)."),
+    method: str = typer.Option("vanilla", "--method", help="vanilla | review | reflexion | self-refine | tot | beam | "
+                               "ace | expel | evolve (llm only, except vanilla), optionally with options as "
+                               "NAME:key=value,... e.g. beam:width=3,children=2 (see docs/methods.md)."),
     suite_option: list[str] = typer.Option([], "--suite-option", help="KEY=VALUE suite settings, e.g. "
                                            "context_chars=20000 for audit (repeatable)."),
     interface: Optional[str] = typer.Option(None, "--interface", help="gait: python (default) or blender (fix "

@@ -52,7 +52,8 @@ class Observation:
     budget: int
     messages: tuple[dict[str, str], ...]  # the exact chat shown to the agent
     verdict: Verdict  # the current verdict, structured (baselines may read it)
-    # every earlier round of this episode: round, script, score, passed, accepted, errors, diagnosis
+    # every earlier round of this episode: round, script, score, passed, accepted, errors, diagnosis,
+    # notes (the Action.notes a method recorded that round)
     # (methods and search baselines rebuild their state from it, so a resumed run continues exactly)
     history: tuple[dict[str, Any], ...] = ()
     run: int = 0  # which of the run's independent repetitions this episode is

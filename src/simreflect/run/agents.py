@@ -10,20 +10,50 @@ from simreflect.agents.baselines import NoopAgent, OracleAgent
 from simreflect.core.suite import Suite
 
 AGENT_NAMES = ("oracle", "reference", "noop", "baseline", "llm", "param-search")
-METHOD_NAMES = ("vanilla", "review")
+#: --method NAME (or NAME:key=value,...): the strategies of simreflect.agents.methods (docs/methods.md)
+METHODS = {
+    "vanilla": "simreflect.agents.methods.vanilla:VanillaMethod",
+    "review": "simreflect.agents.methods.review:ReviewedAgent",
+    "reflexion": "simreflect.agents.methods.reflexion:ReflexionMethod",
+    "self-refine": "simreflect.agents.methods.self_refine:SelfRefineMethod",
+    "tot": "simreflect.agents.methods.tot:TreeOfThoughtsMethod",
+    "beam": "simreflect.agents.methods.beam:BeamSearchMethod",
+    "ace": "simreflect.agents.methods.ace:PlaybookMethod",
+    "expel": "simreflect.agents.methods.expel:InsightMethod",
+    "evolve": "simreflect.agents.methods.evolve:EvolutionMethod",
+}
+METHOD_NAMES = tuple(METHODS)
 
 
 def make_agent(name: str, suite: Suite, options: dict[str, Any] | None = None, method: str = "vanilla") -> Agent:
     agent = _base_agent(name, suite, options or {})
-    if method == "vanilla":
-        return agent
-    if method == "review":
-        if not hasattr(agent, "complete"):
-            raise ValueError("method 'review' needs a model agent (--agent llm)")
-        from simreflect.agents.methods.review import ReviewedAgent
+    method_name, method_options = parse_method(method)
+    if method_name == "vanilla" and not method_options:
+        return agent  # the agent itself (any agent); VanillaMethod is the same loop behind the method interface
+    if not hasattr(agent, "complete"):
+        raise ValueError(f"method {method_name!r} needs a model agent (--agent llm)")
+    import importlib
 
-        return ReviewedAgent(agent)
-    raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHOD_NAMES)}")
+    module, _, cls = METHODS[method_name].partition(":")
+    try:
+        return getattr(importlib.import_module(module), cls)(agent, **method_options)
+    except TypeError as e:
+        raise ValueError(f"method {method_name!r}: {e}") from None
+
+
+def parse_method(method: str) -> tuple[str, dict[str, Any]]:
+    """'beam:width=4,children=2' -> ('beam', {'width': '4', 'children': '2'}); validates the name."""
+    name, _, rest = (method or "vanilla").partition(":")
+    name = name.strip()
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHOD_NAMES)}")
+    opts: dict[str, Any] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"method options are key=value, got {item!r} in {method!r}")
+        opts[key.strip().replace("-", "_")] = value.strip()
+    return name, opts
 
 
 def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:

@@ -198,7 +198,8 @@ def _summary(rec: dict[str, Any]) -> dict[str, Any]:
     """What methods and baselines may read of an earlier round (they rebuild their state from it)."""
     return {"round": rec["round"], "script": rec.get("script"), "score": rec.get("score"),
             "passed": bool(rec.get("passed")), "accepted": bool(rec.get("accepted")),
-            "errors": rec.get("errors_after", []), "diagnosis": rec.get("diagnosis", "")}
+            "errors": rec.get("errors_after", []), "diagnosis": rec.get("diagnosis", ""),
+            "notes": rec.get("method_notes") or {}}  # what a method recorded that round (its state replays from it)
 
 
 def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdict, action: Action,

@@ -1,11 +1,16 @@
-"""The improve loop: after a failed attempt a reviewer prompt drafts advisory feedback, and the agent
-retries with it. The reviewer is the same endpoint asked a different question; its call is counted as
-an auxiliary call, and its advice is recorded with the round.
+"""review: after a failed attempt a reviewer prompt drafts advisory feedback, and the agent retries
+with it. The reviewer is the same endpoint asked a different question (one auxiliary call per round
+from round 2); its advice is appended to the round's last message and recorded with the round
+(`notes["review"]`, and the reviewer's chat in `notes["review_prompt"]`). Only the latest advice is
+shown: the method keeps no other state.
 """
 
 from __future__ import annotations
 
-from simreflect.agents.base import Action, Observation
+from typing import Any
+
+from simreflect.agents.base import Observation
+from simreflect.agents.methods.base import Attempt, Method, Proposal, Step, aux_text, last_user, task_text, with_section
 
 REVIEWER_SYSTEM = """\
 You review a failed attempt. You are shown the task, and the verifier's report on the latest
@@ -13,27 +18,30 @@ program. In at most 150 words, say what most likely went wrong and what the next
 check or change. Be specific to the report; do not write the program.
 """
 
+ADVICE_TITLE = "Advisory feedback from a reviewer (it may be wrong)"
 
-class ReviewedAgent:
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = f"{inner.name}+review"
 
-    def act(self, observation: Observation) -> Action:
-        messages = list(observation.messages)
-        if observation.round == 1:
-            return self.inner.act(observation)
-        system = messages[0]["content"]
-        review_chat = [{"role": "system", "content": REVIEWER_SYSTEM},
-                       {"role": "user", "content": f"## The task\n{system}\n\n## The latest report\n{messages[-1]['content']}"}]
-        advice, review_usage = self.inner.complete(review_chat)
-        advised = dict(messages[-1])
-        advised["content"] = (messages[-1]["content"] + "\n\n## Advisory feedback from a reviewer (it may be wrong)\n"
-                              + advice.strip())
-        sent = tuple(messages[:-1] + [advised])
-        action = self.inner.act(Observation(observation.task, observation.level, observation.round,
-                                            observation.budget, sent, observation.verdict))
-        aux = type(review_usage)(review_usage.prompt_tokens, review_usage.completion_tokens, 0,
-                                 review_usage.latency_s, review_usage.cached, review_usage.calls or 1)
-        return Action(program=action.program, diagnosis=action.diagnosis, raw=action.raw, usage=action.usage + aux,
-                      error=action.error, messages=sent, notes={"review": advice, "review_prompt": review_chat})
+class ReviewedAgent(Method):
+    method = "review"
+
+    def setup(self, obs: Observation) -> None:
+        self.advice = ""
+
+    def learn(self, obs: Observation, latest: Attempt, step: Step) -> dict[str, Any] | None:
+        chat = [{"role": "system", "content": REVIEWER_SYSTEM},
+                {"role": "user", "content": f"## The task\n{task_text(obs)}\n\n## The latest report\n"
+                                            f"{last_user(obs.messages)}"}]
+        advice = aux_text(step.ask("review", chat))
+        step.notes.update(review=advice, review_prompt=chat)
+        if not advice:
+            step.fail("empty review")
+            return {"review": "", "error": "empty review"}
+        return {"review": advice}
+
+    def absorb(self, learned: dict[str, Any]) -> None:
+        self.advice = str(learned.get("review") or "")
+
+    def propose(self, obs: Observation, step: Step) -> Proposal:
+        if obs.round == 1 or not self.advice:
+            return Proposal(tuple(obs.messages))
+        return Proposal(with_section(tuple(obs.messages), ADVICE_TITLE, self.advice))
