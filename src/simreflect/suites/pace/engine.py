@@ -267,6 +267,8 @@ class Sim:
         self._all_dynamic.append((body, name))
         if track:
             self.tracked.append((body, name))
+        if not self.settings.sleep:
+            body.sleepingAllowed = False
 
     # --- the design
 
@@ -337,6 +339,11 @@ class Sim:
         control_every = s.control_every if control is not None else 0
         engine = 0.0
         self._monitor()
+        if not s.sleep:
+            # pybox2d's b2World(doSleep=False) still lets bodies fall asleep, and a sleeping body
+            # ignores a change of gravity: with sleep off, no body may sleep
+            for body in self.world.bodies:
+                body.sleepingAllowed = False
         if on_frame is not None:
             on_frame(self)
         try:
