@@ -29,3 +29,22 @@ def one_bench(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("gait-one") / "bench"
     build_benchmark(out, seed=6, episodes=1, gifs=True, workers=1)
     return out
+
+
+#: One pace task per domain: what tests that run every task of a bench use (the full suite is
+#: checked by the controls in test_pace.py).
+PACE_SAMPLE = ("statics_bridge", "kinematics_rover", "dynamics_launcher", "granular_dam", "control_lander",
+               "exotic_egg_cradle")
+
+
+@pytest.fixture(scope="session")
+def pace_sample_root(tmp_path_factory) -> Path:
+    """A pace bench root holding copies of PACE_SAMPLE's task folders."""
+    import shutil
+
+    from simreflect.suites.pace.task import tasks_dir
+
+    root = tmp_path_factory.mktemp("pace-sample")
+    for task in PACE_SAMPLE:
+        shutil.copytree(tasks_dir() / task, root / task, ignore=shutil.ignore_patterns("__pycache__"))
+    return root

@@ -75,10 +75,8 @@ def test_an_exported_audit_task_runs_its_verifier_and_solution(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path):
-    from simreflect.suites.pace.suite import PaceSuite
-
-    exported = export_harbor("pace", PaceSuite().default_root(), tmp_path / "harbor")
+def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path, pace_sample_root):
+    exported = export_harbor("pace", pace_sample_root, tmp_path / "harbor")
     assert len(exported) == 24  # six tasks x four target stages
     d = next(e for e in exported if "statics_bridge" in e.name)
     # the system Python here lacks Box2D (the task's image installs it), so verify with ours

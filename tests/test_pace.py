@@ -1,4 +1,4 @@
-"""The pace suite through its real path: task folders, the 6 x 5 controls (sandboxed programs,
+"""The pace suite through its real path: task folders, the 36 x 5 controls (sandboxed programs,
 Box2D runs, evaluators), determinism across processes, what the agent sees and does not see, the
 Suite interface with the episode loop, and the `pace` commands."""
 
@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,9 @@ SPECS = load_specs()
 
 # ----- the task folders ---------------------------------------------------------------------------
 
-def test_six_tasks_one_per_domain_every_folder_the_same_shape():
-    assert sorted(s.domain for s in SPECS) == sorted(DOMAINS)
+def test_six_tasks_per_domain_every_folder_the_same_shape():
+    assert Counter(s.domain for s in SPECS) == {d: 6 for d in DOMAINS}
+    assert len({s.id for s in SPECS}) == 36 and all(s.id.startswith(s.domain + "_") for s in SPECS)
     for spec in SPECS:
         names = sorted(p.name for p in spec.folder.iterdir() if not p.name.startswith(("__", ".")))
         assert names == sorted(FOLDER_FILES), spec.id
@@ -78,7 +80,7 @@ def test_control(control, control_rows):
 
 def test_the_control_plan_is_complete():
     plan = controls_for()
-    assert len(plan) == 6 * 9
+    assert len(plan) == 36 * 9
     for spec in SPECS:
         mine = [c for c in plan if c.task == spec.id]
         assert sum(c.expect_pass for c in mine) == 5  # source on source, one reference per stage
@@ -187,7 +189,7 @@ def test_the_report_has_the_sections_a_physicist_expects():
 def test_suite_interface_round_trip(tmp_path):
     suite = get_suite("pace")
     tasks = suite.load_tasks()
-    assert len(tasks) == 24 and suite.default_budget == 20
+    assert len(tasks) == 36 * 4 and suite.default_budget == 20
     task = next(t for t in tasks if t.id == "kinematics_rover.stage2")
     work = tmp_path / "w"
     suite.prepare_workspace(task, work)

@@ -109,7 +109,7 @@ def test_every_pace_source_round_trips(suite, tasks):
         seen.add(spec_id)
         source = suite.spec(task).program("source")
         lits = find_literals(source)
-        assert len(lits) >= 4, spec_id
+        assert len(lits) >= 2, spec_id
         assert rewrite(source, lits, [lit.value for lit in lits]) == source
         z = [0.3 if i % 2 else -0.3 for i in range(len(lits))]
         values = values_for(lits, z)
@@ -118,8 +118,9 @@ def test_every_pace_source_round_trips(suite, tasks):
         assert _shape(out) == _shape(source)  # only numbers changed, and ints stayed ints
         changed = find_literals(out)
         assert [lit.value for lit in changed] == values
-        assert all(lit.value != v for lit, v in zip(lits, values))
-    assert len(seen) == 6
+        # every literal moves, except an int 1 moved down (ints stay at least 1: counts)
+        assert all(lit.value != v or (lit.is_int and v == 1 and zi < 0) for lit, v, zi in zip(lits, values, z))
+    assert len(seen) == 36
 
 
 # ----- the candidate sequence -----------------------------------------------------------------------

@@ -44,11 +44,8 @@ def test_invalid_streak_ends_the_episode(one_bench, tmp_path):
     assert rows[0]["rounds_used"] == 3 and rows[0]["end_reason"] == "invalid_streak" and not rows[0]["solved"]
 
 
-def test_independent_runs_and_pass_at_k_tables(tmp_path):
-    from simreflect.suites.pace.suite import PaceSuite
-
-    root = PaceSuite().default_root()
-    config = RunConfig(suite="pace", bench=str(root), agent="noop", levels=("L1", "L2"), rounds=2, runs=2,
+def test_independent_runs_and_pass_at_k_tables(tmp_path, pace_sample_root):
+    config = RunConfig(suite="pace", bench=str(pace_sample_root), agent="noop", levels=("L1", "L2"), rounds=2, runs=2,
                        history="last+best", invalid_streak=3)
     run(tmp_path, config, workers=2)
     records, _ = RunStore(tmp_path).records()

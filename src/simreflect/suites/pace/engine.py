@@ -435,6 +435,19 @@ class Sim:
                         broken = (broken or []) + [(rec, "torque", t, rec.max_torque)]
         self._break(broken, n)
 
+    def release_joint(self, rec: JointLoad, step: int, by: str, load: float) -> None:
+        """Break a joint for a task's own reason (a footing pulled out, say): it is gone from the
+        world, reported as broken `by` that reason at `load`, and no longer checked. The caller
+        writes the event."""
+        if rec.joint is None:
+            return
+        self.world.DestroyJoint(rec.joint)
+        rec.joint = None
+        rec.broken_step, rec.broken_by, rec.broken_load = step, by, load
+        if rec in self._breakable:
+            self._breakable.remove(rec)
+            self._monitor()
+
     def _break(self, broken: list | None, n: int) -> None:
         if broken:
             for rec, by, load, limit in broken:

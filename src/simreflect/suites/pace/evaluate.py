@@ -373,6 +373,9 @@ def _assemble(spec: TaskSpec, stage: str, sim: Sim, outcome: Outcome, design_con
             candidates.append((sim.steps, exec_problems[0]))
         if outcome.failure is not None:
             candidates.append(outcome.failure)
+        # a design outside the rules could never succeed: that is the first thing wrong with it
+        candidates += [(0, f"the design breaks a rule: {c.name} violated ({c.detail or c.description})")
+                       for c in design_constraints if not c.passed][:1]
         broken = sim.broken_joints()
         if broken and not candidates:
             b = broken[0]

@@ -1,0 +1,31 @@
+"""Stage-2 reference: the source hammer released from horizontal.
+
+The zone is further out (6.0-6.8 m) and the crate is livelier (a bouncier contact): the factor
+(1 + e) in the crate's speed after the blow now helps. The light head released from horizontal
+strikes at about 5 m/s and the crate leaves at 6.7 m/s, which the rough floor stops in about 5.9 m.
+"""
+
+
+import math
+
+
+def hammer(api, pivot, L, start_deg, head=(0.4, 0.4), t=0.12, motor=None, stop=None):
+    """A handle pinned to the frame at `pivot`, declared pointing at `start_deg` (0 = right, -90 =
+    straight down) with a steel head at its end. It falls (or is driven) counter-clockwise and strikes the
+    crate at the bottom of its swing."""
+    px, py = pivot
+    a = math.radians(start_deg)
+    tip = (px + L * math.cos(a), py + L * math.sin(a))
+    arm = api.beam(pivot, tip, thickness=t, material="wood")
+    hd = api.block(tip, head[0], head[1], angle=a, material="steel")
+    api.rigid(arm, hd, tip)
+    kw = {}
+    if motor is not None:
+        kw.update(motor_speed=motor[0], max_torque=motor[1])
+    if stop is not None:
+        kw.update(limits=(-0.02, math.radians(stop)))
+    api.pivot(api.GROUND, arm, pivot, **kw)
+
+
+def build(api):
+    hammer(api, pivot=(-0.2, 2.6), L=2.2, start_deg=180.0, head=(0.3, 0.3))

@@ -1,0 +1,31 @@
+"""Stage-4 reference: the short driven hammer at 7.3 rad/s on the weaker motor.
+
+Gravity is stronger: the floor's friction force mu m g grows with it, so the crate must leave faster
+(slide v^2 / (2 mu g)). The 600 N m motor still brings the light arm to about 7 rad/s within its quarter
+turn (the motor's work tau theta plus the head's fall), and the crate leaves at about 7 m/s.
+"""
+
+
+import math
+
+
+def hammer(api, pivot, L, start_deg, head=(0.4, 0.4), t=0.12, motor=None, stop=None):
+    """A handle pinned to the frame at `pivot`, declared pointing at `start_deg` (0 = right, -90 =
+    straight down) with a steel head at its end. It falls (or is driven) counter-clockwise and strikes the
+    crate at the bottom of its swing."""
+    px, py = pivot
+    a = math.radians(start_deg)
+    tip = (px + L * math.cos(a), py + L * math.sin(a))
+    arm = api.beam(pivot, tip, thickness=t, material="wood")
+    hd = api.block(tip, head[0], head[1], angle=a, material="steel")
+    api.rigid(arm, hd, tip)
+    kw = {}
+    if motor is not None:
+        kw.update(motor_speed=motor[0], max_torque=motor[1])
+    if stop is not None:
+        kw.update(limits=(-0.02, math.radians(stop)))
+    api.pivot(api.GROUND, arm, pivot, **kw)
+
+
+def build(api):
+    hammer(api, pivot=(0.0, 1.3), L=1.0, start_deg=180.0, head=(0.3, 0.3), motor=(7.3, 600.0))

@@ -1,0 +1,38 @@
+"""Stage-4 reference: the sprung roof sloping the other way, its springs spread wider.
+
+The rocks now bounce and a cross-wind drifts them downwind, and they come faster. A roof sloping
+down towards the downwind side sheds the bouncing rocks onto the frame's leg below its low eave,
+and blows far from the springs rock the roof. Sloping the roof down towards the upwind side sheds
+the rocks where the wind carries them away from the frame, the legs stand well inside the eaves,
+and springs spread to +-1.5 m resist the roof's rocking (the moment arm of their forces doubles).
+"""
+
+def sprung_roof(api, roof_l=(-2.2, 2.7), roof_r=(2.2, 2.0), roof_t=0.2, frame_y=1.75, post_x=1.3, brace_x=2.3,
+                k=20000.0, c=2000.0, spring_x=1.1, tb=0.1, mat="wood", roof_mat="wood"):
+    """A one-piece lean-to roof (a single slanted beam: no joint inside it for a blow to load)
+    riding on springs above a pinned, braced frame (posts, raking braces and a frame beam)."""
+    frame = api.beam((-post_x - 0.2, frame_y), (post_x + 0.2, frame_y), thickness=tb, material=mat)
+    for s in (-1.0, 1.0):
+        post = api.beam((s * post_x, 0.0), (s * post_x, frame_y), thickness=tb, material=mat)
+        api.pivot(post, api.GROUND, (s * post_x, 0.0))
+        api.pivot(post, frame, (s * post_x, frame_y))
+        brace = api.beam((s * brace_x, 0.0), (s * (post_x + 0.15), frame_y), thickness=tb, material=mat)
+        api.pivot(brace, api.GROUND, (s * brace_x, 0.0))
+        api.pivot(brace, frame, (s * (post_x + 0.15), frame_y))
+    (x0, y0), (x1, y1) = roof_l, roof_r
+    roof = api.beam(roof_l, roof_r, thickness=roof_t, material=roof_mat)
+
+    def roof_y(x):
+        return y0 + (y1 - y0) * (x - x0) / (x1 - x0) - roof_t / 2
+
+    for s in (-1.0, 1.0):
+        x = s * spring_x
+        api.spring(frame, roof, (x, frame_y), (x, roof_y(x)), stiffness=k, damping=c)
+    # a crossed pair of springs holds the roof sideways
+    api.spring(frame, roof, (-spring_x, frame_y), (spring_x, roof_y(spring_x)), stiffness=k, damping=c)
+    api.spring(frame, roof, (spring_x, frame_y), (-spring_x, roof_y(-spring_x)), stiffness=k, damping=c)
+
+
+def build(api):
+    sprung_roof(api, k=40000.0, spring_x=1.5, post_x=1.6, brace_x=1.05, roof_l=(-2.45, 1.9), roof_r=(2.45, 2.4),
+                roof_t=0.1, tb=0.08)
