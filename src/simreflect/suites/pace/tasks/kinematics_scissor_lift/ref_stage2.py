@@ -1,0 +1,56 @@
+"""Stage-2 reference: two X stages driven at all four pivots where arms cross or meet.
+
+The motors give at most 3500 N m and gravity is stronger, so the two cross motors stall at the
+bottom, where the lift is flattest and the torque W L cos theta / 2 per stage is largest. The
+pivots where one stage meets the next also join a rising and a falling arm: their relative angle
+is 2 theta as well, so motors there add to the cross motors; four motors share the load.
+"""
+
+import math
+
+
+def scissor(api, n, half, y0, rise, theta_end, torque, speed=0.5, mat="wood", th=0.1, motors=("cross1",)):
+    """n stacked X stages between x = -half and x = half, each `rise` high as declared. Arm a of
+    each stage rises to the right, arm b to the left; they cross at a pivot in the middle. The
+    bottom-left end is pinned to the ground, the bottom-right end runs on a roller; on top, a pad
+    pinned at its centre (top-left end) and a roller (top-right end) carry the platform. Motors
+    open the X: at a cross pivot or a junction pivot the relative angle of the arms is 2 theta."""
+    L = math.hypot(2 * half, rise)
+    th0 = math.asin(rise / L)
+    open_by = 2 * (theta_end - th0)  # how far each X opens (relative angle of its arms)
+
+    def pin(p, q, at, name):
+        """p falls to the left (a b arm), q rises to the right (an a arm): opening the X turns q
+        counter-clockwise relative to p."""
+        if name in motors:
+            return api.pivot(p, q, at, motor_speed=speed, max_torque=torque, limits=(-0.1, open_by))
+        return api.pivot(p, q, at)
+
+    ys = [y0 + k * rise for k in range(n + 1)]
+    prev = None
+    for k in range(n):
+        yb, yt = ys[k], ys[k + 1]
+        a = api.beam((-half, yb), (half, yt), thickness=th, material=mat)
+        b = api.beam((half, yb), (-half, yt), thickness=th, material=mat)
+        pin(b, a, (0.0, (yb + yt) / 2), f"cross{k + 1}")
+        if prev is None:
+            api.pivot(api.GROUND, a, (-half, 0.05))
+            w = api.wheel((half, yb), 0.1, material="rubber")
+            api.pivot(b, w, (half, yb))
+        else:
+            pa, pb = prev
+            pin(pb, a, (-half, yb), f"left{k}")  # top-left end of the stage below, bottom of a
+            pin(b, pa, (half, yb), f"right{k}")  # bottom of b, top-right end of the stage below
+        prev = (a, b)
+    a, b = prev
+    yt = ys[-1]
+    w = api.wheel((half, yt), 0.1, material="rubber")
+    api.pivot(a, w, (half, yt))
+    api.place("hinge", (-half, yt + 0.05))  # the platform pinned to the top-left end of b
+    return yt + 0.1
+
+
+def build(api):
+    top = scissor(api, n=2, half=1.4, y0=0.12, rise=0.29, theta_end=math.radians(38), torque=3500.0, speed=0.5,
+                  motors=("cross1", "cross2", "left1", "right1"))
+    api.place("platform", (0.0, top + 0.05))

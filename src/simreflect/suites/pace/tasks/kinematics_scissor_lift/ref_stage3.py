@@ -1,0 +1,56 @@
+"""Stage-3 reference: three X stages of thin 2.0 m arms, a motor at each cross pivot.
+
+The zone is 2.2 m long, so the arms are at most about 2 m long, and the budget is 150 kg. Three
+stages of 2.0 m arms opened to 36 degrees lift the crate by 3 L (sin 36 - sin 5.4) = 3.0 m; 6 cm
+wooden arms keep the lift at 134 kg, and the lighter arms leave the three cross motors enough
+torque. No pivot carries more than about half of the 15000 N the joints take.
+"""
+
+import math
+
+
+def scissor(api, n, half, y0, rise, theta_end, torque, speed=0.5, mat="wood", th=0.1, motors=("cross1",)):
+    """n stacked X stages between x = -half and x = half, each `rise` high as declared. Arm a of
+    each stage rises to the right, arm b to the left; they cross at a pivot in the middle. The
+    bottom-left end is pinned to the ground, the bottom-right end runs on a roller; on top, a pad
+    pinned at its centre (top-left end) and a roller (top-right end) carry the platform. Motors
+    open the X: at a cross pivot or a junction pivot the relative angle of the arms is 2 theta."""
+    L = math.hypot(2 * half, rise)
+    th0 = math.asin(rise / L)
+    open_by = 2 * (theta_end - th0)  # how far each X opens (relative angle of its arms)
+
+    def pin(p, q, at, name):
+        """p falls to the left (a b arm), q rises to the right (an a arm): opening the X turns q
+        counter-clockwise relative to p."""
+        if name in motors:
+            return api.pivot(p, q, at, motor_speed=speed, max_torque=torque, limits=(-0.1, open_by))
+        return api.pivot(p, q, at)
+
+    ys = [y0 + k * rise for k in range(n + 1)]
+    prev = None
+    for k in range(n):
+        yb, yt = ys[k], ys[k + 1]
+        a = api.beam((-half, yb), (half, yt), thickness=th, material=mat)
+        b = api.beam((half, yb), (-half, yt), thickness=th, material=mat)
+        pin(b, a, (0.0, (yb + yt) / 2), f"cross{k + 1}")
+        if prev is None:
+            api.pivot(api.GROUND, a, (-half, 0.05))
+            w = api.wheel((half, yb), 0.1, material="rubber")
+            api.pivot(b, w, (half, yb))
+        else:
+            pa, pb = prev
+            pin(pb, a, (-half, yb), f"left{k}")  # top-left end of the stage below, bottom of a
+            pin(b, pa, (half, yb), f"right{k}")  # bottom of b, top-right end of the stage below
+        prev = (a, b)
+    a, b = prev
+    yt = ys[-1]
+    w = api.wheel((half, yt), 0.1, material="rubber")
+    api.pivot(a, w, (half, yt))
+    api.place("hinge", (-half, yt + 0.05))  # the platform pinned to the top-left end of b
+    return yt + 0.1
+
+
+def build(api):
+    top = scissor(api, n=3, half=1.0, y0=0.12, rise=0.19, theta_end=math.radians(36), torque=3500.0, speed=0.4,
+                  th=0.06, motors=("cross1", "cross2", "cross3"))
+    api.place("platform", (0.0, top + 0.05))

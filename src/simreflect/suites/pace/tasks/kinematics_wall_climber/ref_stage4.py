@@ -1,0 +1,42 @@
+"""Stage-4 reference: the squat climber on 0.12 m wheels.
+
+There are 7 s and the motors turn at most 5 rad/s: the climb speed is omega r, so 0.08 m wheels
+(0.4 m/s) are too slow; 0.12 m wheels climb at 0.6 m/s. They push with 15 / 0.12 = 125 N each, and
+three of them still carry the 15 kg climber (180 N) with margin. The flat arm presses hard
+(N = F / tan 10) but the wheel pivot carries about 62% of the 600 N the joints take.
+"""
+
+import math
+
+
+def climber(api, width, alpha=math.radians(30), r=0.12, body_h=0.6, body_w=0.2, y0=0.15, speed=4.0, torque=150.0,
+            body_mat="wood", arm_mat="rubber", th=0.05, k=3000.0, preload=0.05, damping=100.0, stop=math.radians(10),
+            arm_wheels=1):
+    """An upright body whose two driven wheels (top and bottom) roll on the left wall, and an arm
+    pinned to the body's right side that slopes down at `alpha` to a driven wheel on the right
+    wall. A compressed spring from the body's lower right corner to the arm's middle pushes that
+    wheel into the wall; a limit stops the arm `stop` radians short of horizontal. The upward
+    traction on the sloping arm presses its wheel harder (N = F / tan(alpha)): the arm wedges
+    itself when mu > tan(alpha), and the spring's preload must make up the rest when it does not."""
+    xl = -width / 2 + r
+    bx = xl + body_w / 2
+    yb, yt = y0 + r, y0 + r + body_h
+    b = api.block((bx, (yb + yt) / 2), body_w, body_h, material=body_mat)
+    for y in (yb, yt):
+        w = api.wheel((xl, y), r, material="rubber")
+        api.pivot(b, w, (xl, y), motor_speed=speed, max_torque=torque)  # left wall: counter-clockwise climbs
+    root = (bx + body_w / 2, yt - 0.05)
+    span = width / 2 - r - root[0]
+    end = (width / 2 - r, root[1] - span * math.tan(alpha))
+    arm = api.beam(root, end, thickness=th, material=arm_mat)
+    api.pivot(b, arm, root, limits=(-1.0, alpha - stop))
+    mid = ((root[0] + end[0]) / 2, (root[1] + end[1]) / 2)
+    base = (bx + body_w / 2, yb + 0.05)
+    api.spring(b, arm, base, mid, stiffness=k, damping=damping, rest_length=math.dist(base, mid) + preload)
+    w = api.wheel(end, r, material="rubber")
+    api.pivot(arm, w, end, motor_speed=-speed, max_torque=torque)  # right wall: clockwise climbs
+
+
+def build(api):
+    climber(api, width=1.6, alpha=math.radians(10), stop=math.radians(4), r=0.12, body_h=0.25, y0=0.03,
+            speed=5.0, torque=15.0, body_mat="rubber")
