@@ -87,19 +87,27 @@ def validate_cmd(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Worker processes (default: one per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON lines instead of a table."),
     timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Wall and CPU seconds per program."),
+    root: Optional[Path] = typer.Option(None, "--root", help="A folder of task folders to validate instead of the "
+                                                             "packaged tasks (a task being written elsewhere)."),
 ) -> None:
     """Run the controls: each stage's reference passes it, the source design passes the source and fails every
     target. Prints a table with scores, steps and wall time; exits 1 if any control fails."""
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
+    from simreflect.suites.pace.task import TaskFormatError
     from simreflect.suites.pace.validate import run_controls
 
     start = time.perf_counter()
+    columns = (TextColumn("pace controls"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
-        rows = run_controls(task, workers=workers, timeout_s=timeout)
-    except KeyError as e:
-        typer.echo(f"error: {e.args[0]}", err=True)
+        with Progress(*columns, transient=True, disable=as_json, console=Console(stderr=True)) as bar:
+            job = bar.add_task("controls", total=None)
+            rows = run_controls(task, root=root, workers=workers, timeout_s=timeout,
+                                progress=lambda done, total: bar.update(job, completed=done, total=total))
+    except (KeyError, TaskFormatError, FileNotFoundError) as e:
+        typer.echo(f"error: {e.args[0] if isinstance(e, KeyError) else e}", err=True)
         raise typer.Exit(2)
     wall = time.perf_counter() - start
     bad = [r for r in rows if not r.ok]
