@@ -266,7 +266,9 @@ def test_verify_command_json_and_gif(tmp_path):
     assert r.exit_code == 2 and "no pace task" in r.output
 
 
-def test_validate_command_prints_the_table():
+def test_validate_command_prints_the_table(tmp_path):
+    import shutil
+
     from typer.testing import CliRunner
 
     from simreflect.suites.pace.commands import app
@@ -274,6 +276,15 @@ def test_validate_command_prints_the_table():
     r = CliRunner().invoke(app, ["validate", "--task", "dynamics_launcher", "--workers", "2"])
     assert r.exit_code == 0, r.output
     assert "9 as expected" in r.output and "dynamics_launcher" in r.output
+    # a task folder being written elsewhere: its broken reference shows as a failed control
+    shutil.copytree(tasks_dir() / "dynamics_launcher", tmp_path / "dynamics_launcher")
+    (tmp_path / "dynamics_launcher" / "ref_stage2.py").write_text("def build(api):\n    pass\n")
+    r = CliRunner().invoke(app, ["validate", "--root", str(tmp_path), "--workers", "2", "--json"])
+    rows = [json.loads(line) for line in r.output.splitlines() if line.startswith("{")]
+    assert r.exit_code == 1 and len(rows) == 9
+    assert [(x["env"], x["program"]) for x in rows if not x["ok"]] == [("stage2", "stage2")]
+    r = CliRunner().invoke(app, ["validate", "--root", str(tmp_path / "missing")])
+    assert r.exit_code == 2 and "No such file" in r.output
     r = CliRunner().invoke(app, ["list"])
     assert r.exit_code == 0 and "granular_dam" in r.output and "2/4/7/10" in r.output
     r = CliRunner().invoke(app, ["show", "--task", "granular_dam", "--stage", "3"])
