@@ -77,7 +77,8 @@ def run_cmd(
     bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the suite's own, built once "
                                          "into ~/.cache/simreflect for gait)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the benchmark built when --bench is not given."),
-    levels: str = typer.Option("L1,L2,L3", "--levels", help="Comma-separated evidence levels."),
+    levels: Optional[str] = typer.Option(None, "--levels", help="Comma-separated evidence levels (default: the "
+                                         "suite's: L1,L2,L3; pace L3)."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Rounds (verified attempts) per episode "
                                          "(default: the suite's: gait 3, audit 3, pace 20)."),
     runs: Optional[int] = typer.Option(None, "--runs", min=1, help="Independent runs of every episode (default: "
@@ -115,7 +116,8 @@ def run_cmd(
         raise typer.Exit(2)
     try:
         suite_obj = get_suite(suite)
-        level_list = tuple(f"L{int(EvidenceLevel.parse(x))}" for x in levels.split(",") if x.strip())
+        chosen = levels.split(",") if levels else suite_obj.default_levels
+        level_list = tuple(f"L{int(EvidenceLevel.parse(x))}" for x in chosen if x.strip())
     except (KeyError, ValueError) as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)

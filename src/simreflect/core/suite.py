@@ -26,6 +26,8 @@ class Suite(ABC):
     default_runs: int = 1
     default_history: str = "full"
     default_invalid_streak: int = 0
+    #: The evidence levels a run covers unless told otherwise (each level is its own condition).
+    default_levels: tuple[str, ...] = ("L1", "L2", "L3")
 
     @abstractmethod
     def load_tasks(self, root: Path) -> list[Task]:
