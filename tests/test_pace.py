@@ -104,7 +104,9 @@ print(json.dumps(out, sort_keys=True))
 
 def test_evaluations_are_identical_across_processes():
     cases = [["control_lander", "stage3", "stage3"], ["granular_dam", "stage2", "source"],
-             ["statics_bridge", "stage4", "stage4"], ["exotic_egg_cradle", "stage4", "stage4"]]
+             ["statics_bridge", "stage4", "stage4"], ["exotic_egg_cradle", "stage4", "stage4"],
+             ["granular_excavator", "source", "source"], ["kinematics_wiper", "stage4", "stage4"],
+             ["granular_boat", "stage4", "stage4"], ["exotic_rocket_sled", "stage4", "stage4"]]
     runs = [subprocess.run([sys.executable, "-c", PROBE, json.dumps(cases)], capture_output=True, text=True,
                            timeout=300, env={"PYTHONHASHSEED": str(seed), "PATH": "/usr/bin:/bin"})
             for seed in (1, 2)]
