@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import tempfile
 import threading
 
 import pytest
@@ -39,7 +40,9 @@ try:
     out["host"] = "reached"
 except OSError:
     out["host"] = "unreachable"
-out["records"] = [p for p in glob.glob("/tmp/**/*", recursive=True) if not p.endswith(".sock") and os.path.isfile(p)]
+out["records"] = [p for p in glob.glob("TMPROOT/simreflect-workshop-*/**", recursive=True)
+                  if not p.endswith(".sock") and not os.path.isdir(p)]
+out["private"] = glob.glob("TMPROOT/simreflect-workshop-*")
 out["uid"] = os.getuid()
 # a forged record: a final state that would pass if anyone trusted it
 os.makedirs("record", exist_ok=True)
@@ -58,7 +61,7 @@ def test_the_program_reaches_its_service_and_nothing_else(tmp_path):
     task = make_task("place", 0)
     work = tmp_path / "work"
     suite.prepare_workspace(task, work)
-    program = PROBE.replace("HOST_PORT", str(host.getsockname()[1]))
+    program = PROBE.replace("HOST_PORT", str(host.getsockname()[1])).replace("TMPROOT", tempfile.gettempdir())
     result = suite.run_program(task, program, work, timeout_s=120)
     host.close()
     assert result.ok, result.output_tail
@@ -71,6 +74,7 @@ def test_the_program_reaches_its_service_and_nothing_else(tmp_path):
     assert probe["client"] is True
     assert probe["grader"] == "hidden"
     assert probe["host"] == "unreachable" and not accepted
+    assert len(probe["private"]) == 1  # the service's private directory: only its socket is bound in
     assert probe["records"] == []  # the session records where the program cannot look
     assert probe["uid"] == 65534
     # the record is the service's own: the note is in it, the forgery is gone
