@@ -297,3 +297,18 @@ def test_the_packaged_tasks_are_package_data():
     text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert "suites/pace/tasks/*/*" in text and 'pace = "simreflect.suites.pace.suite:PaceSuite"' in text
     assert tasks_dir().is_dir()
+
+
+def test_the_task_picture_is_the_source_design_in_the_target(tmp_path, monkeypatch):
+    from PIL import Image
+
+    monkeypatch.setenv("SIMREFLECT_CACHE", str(tmp_path))
+    suite = get_suite("pace")
+    task = next(t for t in suite.load_tasks() if t.id == "dynamics_launcher.stage1")
+    path = suite.picture(task)
+    assert path.parent == tmp_path / "pace-pictures" and path.suffix == ".gif"
+    with Image.open(path) as im:
+        assert im.n_frames > 10 and im.size == (480, 300)
+    stamp = path.stat().st_mtime_ns
+    assert suite.picture(task) == path and path.stat().st_mtime_ns == stamp  # rendered once
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left behind

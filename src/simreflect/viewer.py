@@ -15,6 +15,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from rich.progress import track
+
 from simreflect.analysis.plots import solved_by_level
 from simreflect.core.registry import get_suite
 from simreflect.run.report import rows_of, write_report
@@ -127,7 +129,8 @@ def write_viewer(run_dir: Path, out: Path | None = None) -> Path:
     (out / "media").mkdir(exist_ok=True)
     solved_by_level(summary, out / "media" / "solved", title=f"{config.suite}: agent {config.agent}")
     lines = []
-    for row in rows:
+    # the first view of a run may render each task's picture (pace: a simulation per task)
+    for row in track(rows, description="episode pages", transient=True):
         task = tasks[row["task"]]
         pic = suite.picture(task)
         name = None

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from simreflect.suites.pace.task import TaskSpec
 
 SIZE = (480, 300)
+#: Most frames a GIF holds (20 s at 15 frames/s); a longer run is shown sped up.
+MAX_FRAMES = 300
 PALETTE_RGB = [
     (250, 250, 246),  # 0 background
     (120, 104, 84),  # 1 terrain
@@ -97,7 +99,12 @@ class FrameRecorder:
 
         images = []
         status = "SUCCESS" if ev.passed else "FAIL"
-        for step, items in self.frames:
+        # a long run plays faster rather than growing without bound (the last frame always shows)
+        stride = max(1, math.ceil(len(self.frames) / MAX_FRAMES))
+        frames = self.frames[::stride]
+        if frames and frames[-1] is not self.frames[-1]:
+            frames.append(self.frames[-1])
+        for step, items in frames:
             im = Image.new("P", SIZE, 0)
             im.putpalette(_palette())
             d = ImageDraw.Draw(im)
@@ -125,7 +132,8 @@ class FrameRecorder:
                     d.line(pts + [pts[0]], fill=col, width=1)
                 elif ov["kind"] == "line" and len(pts) >= 2:
                     d.line(pts, fill=col, width=2)
-            caption = f"{self.spec.id} {ev.stage}  t={step * DT:5.2f}s  step {step}"
+            caption = f"{self.spec.id} {ev.stage}  t={step * DT:5.2f}s  step {step}" + (
+                f"  ({stride}x speed)" if stride > 1 else "")
             if step == self.frames[-1][0]:
                 caption += f"  {status} score {ev.score:g}"
             d.text((5, 4), caption, fill=12)

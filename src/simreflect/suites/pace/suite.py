@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tempfile
 from collections import OrderedDict
 from pathlib import Path
@@ -166,6 +167,28 @@ class PaceSuite(Suite):
 
     def oracle(self, task: Task) -> str:
         return self.spec(task).reference(task.hidden["stage"])
+
+    def picture(self, task: Task) -> Path | None:
+        """A GIF of what the agent is handed: the source design run in the target environment.
+        Rendered once into the user's cache, keyed by the task folder and the simulator's code."""
+        spec = self.spec(task)
+        digest = hashlib.sha256()
+        for f in sorted(spec.folder.glob("*.*")) + sorted(Path(__file__).parent.glob("*.py")):
+            if f.is_file():
+                digest.update(f.name.encode() + b"\0" + f.read_bytes())
+        cache = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect")) / "pace-pictures"
+        path = cache / f"{task.id}-{digest.hexdigest()[:12]}.gif"
+        if not path.is_file():
+            cache.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{task.id}-", suffix=".gif", dir=cache)
+            os.close(fd)
+            try:
+                evaluate(spec, task.hidden["stage"], spec.program("source"), gif=Path(tmp))
+                os.replace(tmp, path)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        return path
 
     # --- text
 
