@@ -66,3 +66,12 @@ def test_viewer_in_headless_chromium(run_dir, tmp_path):
         browser.close()
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert pixels.shape == (900, 1200) and pixels.std() > 10  # a real page, not a blank one
+
+
+def test_summary_markdown_headings_and_aligned_tables():
+    from simreflect.viewer import _markdown_tables
+
+    html = _markdown_tables("# Run\n### Pass@2 by stage\nstage | Pass@2\n---|---:\n1 | 33.3%\nn = 36 pairs")
+    assert "<h4>Pass@2 by stage</h4>" in html and "###" not in html
+    assert "<th>stage</th><th>Pass@2</th>" in html and "<td>1</td><td>33.3%</td>" in html
+    assert "---" not in html and "<p>n = 36 pairs</p>" in html

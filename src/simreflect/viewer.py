@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import html
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ def _markdown_tables(md: str) -> str:
 
     def flush():
         if table:
-            head, *rows = [r for r in table if not set(r.replace("|", "").strip()) <= {"-"}]
+            head, *rows = [r for r in table if not set(r.replace("|", "").replace(" ", "")) <= {"-", ":"}]
             cells = lambda r: [c.strip() for c in r.split("|")]  # noqa: E731
             out.append("<table><tr>" + "".join(f"<th>{_e(c)}</th>" for c in cells(head)) + "</tr>"
                        + "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in cells(r)) + "</tr>" for r in rows)
@@ -64,8 +65,10 @@ def _markdown_tables(md: str) -> str:
             table.append(line)
             continue
         flush()
-        if line.startswith("# "):
-            out.append(f"<h2>{_e(line[2:])}</h2>")
+        heading = re.match(r"^(#{1,4}) (.*)$", line)
+        if heading:
+            level = min(6, len(heading.group(1)) + 1)
+            out.append(f"<h{level}>{_e(heading.group(2))}</h{level}>")
         elif line.strip():
             out.append(f"<p>{_e(line)}</p>")
     flush()
