@@ -287,6 +287,10 @@ def test_validate_command_prints_the_table(tmp_path):
     assert [(x["env"], x["program"]) for x in rows if not x["ok"]] == [("stage2", "stage2")]
     r = CliRunner().invoke(app, ["validate", "--root", str(tmp_path / "missing")])
     assert r.exit_code == 2 and "No such file" in r.output
+    broken = tmp_path / "dynamics_launcher" / "ref_stage2.py"
+    r = CliRunner().invoke(app, ["verify", "--root", str(tmp_path), "--task", "dynamics_launcher", "--stage", "2",
+                                 "--program", str(broken), "--json"])
+    assert r.exit_code == 1 and json.loads(r.output)["passed"] is False
     r = CliRunner().invoke(app, ["list"])
     assert r.exit_code == 0 and "granular_dam" in r.output and "2/4/7/10" in r.output
     r = CliRunner().invoke(app, ["show", "--task", "granular_dam", "--stage", "3"])

@@ -50,16 +50,18 @@ def verify_cmd(
     gif: Optional[Path] = typer.Option(None, "--gif", help="Write an animation of the run to this GIF."),
     level: int = typer.Option(3, "--level", min=1, max=3, help="Evidence level of the report (1-3)."),
     timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Wall and CPU seconds for the program."),
+    root: Optional[Path] = typer.Option(None, "--root", help="A folder of task folders to look TASK up in instead of "
+                                                             "the packaged tasks (a task being written elsewhere)."),
 ) -> None:
     """Run PROGRAM in the sandbox against one environment of TASK and print the report."""
     from simreflect.suites.pace.evaluate import evaluate
-    from simreflect.suites.pace.task import load_spec, parse_stage
+    from simreflect.suites.pace.task import TaskFormatError, load_spec, parse_stage
 
     try:
-        spec = load_spec(task)
+        spec = load_spec(task, root)
         st = parse_stage(stage)
-    except (FileNotFoundError, ValueError) as e:
-        typer.echo(f"error: {e}", err=True)
+    except (FileNotFoundError, ValueError, KeyError, TaskFormatError) as e:
+        typer.echo(f"error: {e.args[0] if isinstance(e, KeyError) else e}", err=True)
         raise typer.Exit(2)
     ev = evaluate(spec, st, program.read_text(), timeout_s=timeout, gif=gif)
     report = ev.feedback_levels.get(str(level), ev.feedback)
