@@ -187,6 +187,7 @@ class Sim:
         self.joints: dict[str, JointLoad] = {}
         self.springs: dict[str, Any] = {}
         self.design: Design | None = None
+        self._part_masses: list[tuple[Any, float]] = []  # (body, declared mass) of every design part
         self.events: list[Event] = []
         self.health = Health()
         self.steps = 0
@@ -286,6 +287,7 @@ class Sim:
             body.CreateFixture(b2FixtureDef(shape=shape, density=mat.density, friction=mat.friction,
                                             restitution=mat.restitution, groupIndex=DESIGN_GROUP))
             self.parts[p.id] = body
+            self._part_masses.append((body, p.mass))
             self.tagged.append(Tagged(body, "design", p.id, mat.colour))
             self._all_dynamic.append((body, p.id))
             self.tracked.append((body, p.id))
@@ -435,26 +437,38 @@ class Sim:
                         broken = (broken or []) + [(rec, "torque", t, rec.max_torque)]
         self._break(broken, n)
 
+    def design_com(self) -> tuple[float, float]:
+        """The design's centre of mass now, each part weighted by its declared mass ((0, 0) when
+        the design has no parts)."""
+        x = y = 0.0
+        for body, m in self._part_masses:
+            p = body.worldCenter
+            x += m * p.x
+            y += m * p.y
+        total = sum(m for _, m in self._part_masses) or 1.0
+        return (x / total, y / total)
+
     def release_joint(self, rec: JointLoad, step: int, by: str, load: float) -> None:
         """Break a joint for a task's own reason (a footing pulled out, say): it is gone from the
         world, reported as broken `by` that reason at `load`, and no longer checked. The caller
         writes the event."""
         if rec.joint is None:
             return
+        self._destroy(rec, step, by, load)
+        self._monitor()
+
+    def _destroy(self, rec: JointLoad, step: int, by: str, load: float) -> None:
+        """Take a joint out of the world and out of the strength checks, recording why."""
         self.world.DestroyJoint(rec.joint)
         rec.joint = None
         rec.broken_step, rec.broken_by, rec.broken_load = step, by, load
         if rec in self._breakable:
             self._breakable.remove(rec)
-            self._monitor()
 
     def _break(self, broken: list | None, n: int) -> None:
         if broken:
             for rec, by, load, limit in broken:
-                self.world.DestroyJoint(rec.joint)
-                rec.joint = None
-                rec.broken_step, rec.broken_by, rec.broken_load = n, by, load
-                self._breakable.remove(rec)
+                self._destroy(rec, n, by, load)
                 unit = "N" if by == "force" else "N m"
                 what = f"{rec.kind} joint {rec.id} ({rec.a}-{rec.b})"
                 self.event("joint_failure", f"{what} broke: reaction {by} {load:.4g} {unit} = "

@@ -6,7 +6,6 @@ from __future__ import annotations
 from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
-from .world import GATES_X
 
 GOAL_X = 22.0
 NAMES = ("the lower pool", "chamber 1", "chamber 2", "the upper pool")

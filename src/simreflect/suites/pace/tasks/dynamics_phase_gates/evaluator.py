@@ -5,7 +5,7 @@ from __future__ import annotations
 from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
-from .world import BALL_R, DOOR_W, MOVE_S, ZONE_X
+from .world import BALL_R, MOVE_S, ZONE_X
 
 
 class Evaluator(PaceEvaluator):

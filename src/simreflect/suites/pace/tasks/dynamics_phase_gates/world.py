@@ -70,7 +70,7 @@ class World(PaceWorld):
 
     def before_step(self, step: int) -> None:
         env = self.env
-        t0, t1 = step / 60.0, (step + 1) / 60.0
+        t1 = (step + 1) / 60.0
         for body, phase in self.doors:
             y1 = DOOR_H / 2 + door_lift(t1, phase, env["gate_period"], env["open_time"])
             body.linearVelocity = (0.0, (y1 - body.position.y) * 60.0)

@@ -7,7 +7,7 @@ import math
 from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
-from .world import SLED_R, WALL_T, ZONE_X
+from .world import SLED_R, ZONE_X
 
 
 class Evaluator(PaceEvaluator):

@@ -3,8 +3,6 @@ never striking the buffer stop."""
 
 from __future__ import annotations
 
-import math
-
 from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 

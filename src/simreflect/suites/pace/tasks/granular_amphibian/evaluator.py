@@ -19,13 +19,12 @@ class Evaluator(PaceEvaluator):
         self.w = world
         design = sim.design
         self.bodies = [(sim.parts[p.id], p.mass) for p in design.parts]
-        self.total = sum(m for _, m in self.bodies) or 1.0
         self.chassis = world.chassis
         self.a0 = self.chassis.angle if self.chassis is not None else 0.0
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.goal_x = world.goal_x
         x0, x1, x2, x3, bed = world.geometry(env)
-        self.start_x = self.com()[0] if self.bodies else 0.0
+        self.start_x = self.sim.design_com()[0] if self.bodies else 0.0
         self.best_x = self.start_x
         self.max_tilt = 0.0
         self.tilt_step = None
@@ -38,18 +37,10 @@ class Evaluator(PaceEvaluator):
                            (x2, "the vehicle's centre of mass reaches the far bank's waterline"),
                            (x3, "the vehicle's centre of mass is up on the far bank")]
 
-    def com(self):
-        x = y = 0.0
-        for b, m in self.bodies:
-            p = b.worldCenter
-            x += m * p.x
-            y += m * p.y
-        return (x / self.total, y / self.total)
-
     def tick(self, step: int) -> bool:
         if not self.bodies:
             return step >= self.limit_steps
-        x, y = self.com()
+        x, y = self.sim.design_com()
         self.best_x = max(self.best_x, x)
         while self.milestones and x >= self.milestones[0][0]:
             self.sim.event("phase", self.milestones.pop(0)[1], step)
@@ -79,7 +70,7 @@ class Evaluator(PaceEvaluator):
     def finish(self) -> Outcome:
         sim = self.sim
         broken = sim.broken_joints()
-        x, y = self.com() if self.bodies else (0.0, 0.0)
+        x, y = self.sim.design_com() if self.bodies else (0.0, 0.0)
         progress = max(0.0, min(1.0, (self.best_x - self.start_x) / (self.goal_x - self.start_x)))
         constraints = [
             Constraint("vehicle_upright", f"the chassis never tilts more than {TILT_DEG:g} degrees",

@@ -17,12 +17,11 @@ class Evaluator(PaceEvaluator):
         super().__init__(sim, world, env)
         design = sim.design
         self.bodies = [(sim.parts[p.id], p.mass) for p in design.parts]
-        self.total = sum(m for _, m in self.bodies) or 1.0
         frame = [p for p in design.parts if p.kind != "wheel"] or list(design.parts)
         heaviest = max(frame, key=lambda p: p.mass, default=None)
         self.chassis = sim.parts[heaviest.id] if heaviest is not None else None
         self.chassis_id = heaviest.id if heaviest is not None else ""
-        self.start_x = self.com()[0] if self.bodies else 0.0
+        self.start_x = self.sim.design_com()[0] if self.bodies else 0.0
         self.best_x = self.start_x
         self.max_tilt = 0.0
         self.tilt_step = None
@@ -32,20 +31,10 @@ class Evaluator(PaceEvaluator):
                            (DITCH_X, "the rover's centre of mass reaches the ditch")]
         self.low_step = None
 
-    def com(self):
-        if not self.bodies:
-            return (0.0, 0.0)
-        x = y = 0.0
-        for b, m in self.bodies:
-            p = b.worldCenter
-            x += m * p.x
-            y += m * p.y
-        return (x / self.total, y / self.total)
-
     def tick(self, step: int) -> bool:
         if not self.bodies:
             return step >= self.limit_steps
-        x, y = self.com()
+        x, y = self.sim.design_com()
         if x > self.best_x:
             self.best_x = x
         while self.milestones and x >= self.milestones[0][0]:
@@ -67,7 +56,7 @@ class Evaluator(PaceEvaluator):
     def finish(self) -> Outcome:
         sim = self.sim
         broken = sim.broken_joints()
-        x, y = self.com()
+        x, y = self.sim.design_com()
         span = GOAL_X - self.start_x
         progress = max(0.0, min(1.0, (self.best_x - self.start_x) / span)) if span > 0 else 0.0
         constraints = [

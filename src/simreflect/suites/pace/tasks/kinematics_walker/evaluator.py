@@ -20,7 +20,6 @@ class Evaluator(PaceEvaluator):
         super().__init__(sim, world, env)
         design = sim.design
         self.bodies = [(sim.parts[p.id], p.mass) for p in design.parts]
-        self.total = sum(m for _, m in self.bodies) or 1.0
         heaviest = max(design.parts, key=lambda p: p.mass, default=None)
         self.body = sim.parts[heaviest.id] if heaviest is not None else None
         self.body_id = heaviest.id if heaviest is not None else ""
@@ -30,7 +29,7 @@ class Evaluator(PaceEvaluator):
             if p.kind == "beam":
                 self.feet[sim.parts[p.id]] = (p.id, p.width / 2 - max(FOOT, p.height))
         self.names = {sim.parts[p.id]: p.id for p in design.parts}
-        self.start_x = self.com()[0] if self.bodies else 0.0
+        self.start_x = self.sim.design_com()[0] if self.bodies else 0.0
         self.best_x = self.start_x
         self.max_tilt = 0.0
         self.tilt_step = None
@@ -43,14 +42,6 @@ class Evaluator(PaceEvaluator):
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.milestones = [(STEP_X, "the walker's centre of mass passes the ledge"),
                            (TRENCH_X, "the walker's centre of mass reaches the trench")]
-
-    def com(self):
-        x = y = 0.0
-        for b, m in self.bodies:
-            p = b.worldCenter
-            x += m * p.x
-            y += m * p.y
-        return (x / self.total, y / self.total)
 
     def _dragging(self) -> list[str]:
         """Design parts touching the ground anywhere but at a foot."""
@@ -75,7 +66,7 @@ class Evaluator(PaceEvaluator):
     def tick(self, step: int) -> bool:
         if not self.bodies:
             return step >= self.limit_steps
-        x, y = self.com()
+        x, y = self.sim.design_com()
         if x > self.best_x:
             self.best_x = x
         while self.milestones and x >= self.milestones[0][0]:
@@ -108,7 +99,7 @@ class Evaluator(PaceEvaluator):
     def finish(self) -> Outcome:
         sim = self.sim
         broken = sim.broken_joints()
-        x, y = self.com() if self.bodies else (0.0, 0.0)
+        x, y = self.sim.design_com() if self.bodies else (0.0, 0.0)
         span = GOAL_X - self.start_x
         progress = max(0.0, min(1.0, (self.best_x - self.start_x) / span)) if span > 0 else 0.0
         drag_s = self.drag_ticks * self.every / 60.0

@@ -14,28 +14,19 @@ class Evaluator(PaceEvaluator):
         super().__init__(sim, world, env)
         design = sim.design
         self.bodies = [(sim.parts[p.id], p.mass) for p in design.parts]
-        self.total = sum(m for _, m in self.bodies) or 1.0
         self.target = env["climb_height"]
         self.limit_steps = int(round(env["time_limit"] * 60))
-        self.start = self.com()[1] if self.bodies else 0.0
+        self.start = self.sim.design_com()[1] if self.bodies else 0.0
         self.best = self.start
         self.fall_step = None
         self.goal_step = None
         self.half_step = None
 
-    def com(self):
-        x = y = 0.0
-        for b, m in self.bodies:
-            p = b.worldCenter
-            x += m * p.x
-            y += m * p.y
-        return (x / self.total, y / self.total)
-
     def tick(self, step: int) -> bool:
         if not self.bodies:
             return step >= self.limit_steps
         sim = self.sim
-        x, y = self.com()
+        x, y = self.sim.design_com()
         if y > self.best:
             self.best = y
         if self.half_step is None and y - self.start >= 0.5 * (self.target - self.start):
@@ -52,7 +43,7 @@ class Evaluator(PaceEvaluator):
     def finish(self) -> Outcome:
         sim = self.sim
         broken = sim.broken_joints()
-        x, y = self.com() if self.bodies else (0.0, 0.0)
+        x, y = self.sim.design_com() if self.bodies else (0.0, 0.0)
         span = self.target - self.start
         progress = max(0.0, min(1.0, (self.best - self.start) / span)) if span > 0 else 0.0
         constraints = [
