@@ -8,6 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import (
@@ -205,7 +206,7 @@ class GaitSuite(Suite):
 
         from simreflect.suites.gait.build import build_benchmark
 
-        cache = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect"))
+        cache = cache_dir()
         path = cache / f"gait-seed{seed}"
         if not (path / "episodes.jsonl").exists():
             tmp = cache / f".gait-seed{seed}.building-{os.getpid()}"

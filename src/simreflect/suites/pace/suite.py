@@ -18,6 +18,7 @@ import tempfile
 from collections import OrderedDict
 from pathlib import Path
 
+from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
@@ -176,7 +177,7 @@ class PaceSuite(Suite):
         for f in sorted(spec.folder.glob("*.*")) + sorted(Path(__file__).parent.glob("*.py")):
             if f.is_file():
                 digest.update(f.name.encode() + b"\0" + f.read_bytes())
-        cache = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect")) / "pace-pictures"
+        cache = cache_dir() / "pace-pictures"
         path = cache / f"{task.id}-{digest.hexdigest()[:12]}.gif"
         if not path.is_file():
             cache.mkdir(parents=True, exist_ok=True)

@@ -11,15 +11,14 @@ service when it has one, and reads the record only for work directories it did n
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
 import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
+from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import (
@@ -48,14 +47,6 @@ PROGRAM_LIMITS = Limits(wall_s=PROGRAM_TIMEOUT_S, cpu_s=PROGRAM_TIMEOUT_S, memor
 #: with the reference controllers' helpers (the oracle programs import them).
 PROGRAM_MODULES = ("simreflect.core.relay", "simreflect.suites.workshop.client",
                    "simreflect.suites.workshop.reference.common")
-
-
-def _free_port() -> int:
-    """A port free on the host's loopback (inside the sandbox any port is free; without bubblewrap
-    the relay listens on the host, where this one was free a moment ago)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_task(build: str, seed: int) -> Task:
@@ -91,7 +82,7 @@ class WorkshopSuite(Suite):
     def default_root(self, seed: int = 0) -> Path:
         """A benchmark directory in the user's cache: just the task list (every build at seeds
         seed, seed+1, seed+2); the builds themselves are generated from their seeds."""
-        cache = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect"))
+        cache = cache_dir()
         root = cache / f"workshop-seed{seed}"
         root.mkdir(parents=True, exist_ok=True)
         cfg = {"builds": list(BUILD_NAMES), "seeds": [seed + k for k in range(len(DEFAULT_SEEDS))]}
@@ -127,7 +118,7 @@ class WorkshopSuite(Suite):
         (simreflect.core.relay) carries 127.0.0.1:PORT there. The session records into a directory
         the program cannot reach; the record replaces the work directory's record/ after the run."""
         from simreflect.core import relay
-        from simreflect.suites.workshop.service import ServiceThread
+        from simreflect.suites.workshop.service import ServiceThread, free_socket
         from simreflect.suites.workshop.session import Session
 
         workdir = Path(workdir)
@@ -137,7 +128,10 @@ class WorkshopSuite(Suite):
             sockets = private / "sockets"
             sockets.mkdir()
             session = Session(self.spec(task), record_dir=private / RECORD_DIR)
-            port = _free_port()
+            # inside the sandbox any port is free; without bubblewrap the relay listens on the host,
+            # where this one was free a moment ago
+            with free_socket() as probe:
+                port = probe.getsockname()[1]
             url = f"http://127.0.0.1:{port}"
             write_workspace_file(workdir, notes.URL_FILE, url + "\n")
             socket_path = sockets / "service.sock"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simreflect.core.cache import cache_dir
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
@@ -59,8 +59,7 @@ class BlenderError(RuntimeError):
 
 
 def cache_root() -> Path:
-    base = Path(os.environ.get("SIMREFLECT_CACHE", Path.home() / ".cache" / "simreflect"))
-    return base / "gait-blend"
+    return cache_dir() / "gait-blend"
 
 
 @dataclass(frozen=True)
