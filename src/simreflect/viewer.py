@@ -132,15 +132,16 @@ def write_viewer(run_dir: Path, out: Path | None = None) -> Path:
     (out / "media").mkdir(exist_ok=True)
     solved_by_level(summary, out / "media" / "solved", title=f"{config.suite}: agent {config.agent}")
     lines = []
+    pictures: dict[str, str | None] = {}  # task id -> its picture's name in media/ (several rows share a task)
     # the first view of a run may render each task's picture (pace: a simulation per task)
     for row in track(rows, description="episode pages", transient=True):
         task = tasks[row["task"]]
-        pic = suite.picture(task)
-        name = None
-        if pic is not None:
-            name = f"{task.id}{pic.suffix}"
-            if not (out / "media" / name).exists():
-                shutil.copyfile(pic, out / "media" / name)
+        if task.id not in pictures:
+            pic = suite.picture(task)
+            pictures[task.id] = None if pic is None else f"{task.id}{pic.suffix}"
+            if pic is not None and not (out / "media" / pictures[task.id]).exists():
+                shutil.copyfile(pic, out / "media" / pictures[task.id])
+        name = pictures[task.id]
         page = f"episodes/{row['task']}-{row['level']}" + (f"-run{row['run']}" if row.get("run") else "") + ".html"
         (out / page).write_text(_episode_page(row, name))
         label = row["task"] + (f" (run {row['run']})" if row.get("run") else "")
