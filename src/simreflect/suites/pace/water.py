@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from Box2D import b2CircleShape, b2PolygonShape
+from Box2D import b2CircleShape, b2PolygonShape, b2Vec2
 
 RHO_AIR = 1.2
 CIRCLE_SEGMENTS = 16
@@ -34,12 +34,25 @@ def clip_half(poly: list[tuple[float, float]], px: float, py: float, nx: float,
               ny: float) -> list[tuple[float, float]]:
     """The part of a convex polygon on the side of the line through (px, py) opposite to its
     normal (nx, ny) (Sutherland-Hodgman against one plane)."""
+    return clip_by_distances(poly, [(x - px) * nx + (y - py) * ny for x, y in poly])
+
+
+def clip_by_distances(poly: list[tuple[float, float]], d: list[float]) -> list[tuple[float, float]]:
+    """`clip_half` given each vertex's signed distance d to the line (inside: d <= 0). A polygon
+    wholly inside comes back whole (starting from its last vertex, as the general loop would
+    return it), one wholly outside as nothing."""
+    if not d:
+        return []
+    if max(d) < 0:
+        return poly[-1:] + poly[:-1]
+    if min(d) > 0:
+        return []
     out = []
     for i in range(len(poly)):
         ax, ay = poly[i - 1]
         bx, by = poly[i]
-        da = (ax - px) * nx + (ay - py) * ny
-        db = (bx - px) * nx + (by - py) * ny
+        da = d[i - 1]
+        db = d[i]
         if da <= 0:
             out.append((ax, ay))
         if (da < 0) != (db < 0) and da != db:
@@ -66,18 +79,46 @@ def polygon_area_centroid(pts: list[tuple[float, float]]) -> tuple[float, float,
     return abs(a), cx / a, cy / a
 
 
+#: (cos, sin) of the corners of the CIRCLE_SEGMENTS-gon a circle is drawn as.
+UNIT_CIRCLE = [(math.cos(2 * math.pi * i / CIRCLE_SEGMENTS), math.sin(2 * math.pi * i / CIRCLE_SEGMENTS))
+               for i in range(CIRCLE_SEGMENTS)]
+
+
+class Outline:
+    """What the water needs of one fixture's shape, read from Box2D once: a circle's centre and
+    radius, or a polygon's corners, in the body's frame."""
+
+    __slots__ = ("circle", "local", "radius", "reach")
+
+    def __init__(self, shape: Any):
+        self.circle = isinstance(shape, b2CircleShape)
+        if self.circle:
+            self.local, self.radius = b2Vec2(shape.pos), shape.radius
+            self.reach = math.hypot(*shape.pos) + shape.radius
+        else:
+            self.local, self.radius = [b2Vec2(v) for v in shape.vertices], 0.0
+            self.reach = max(math.hypot(*v) for v in shape.vertices)
+
+    def world(self, xf: Any) -> list[tuple[float, float]]:
+        """The outline in world coordinates under the body's transform `xf` (Box2D's own float32
+        transform, so the corners are exactly the engine's)."""
+        if self.circle:
+            c = xf * self.local
+            cx, cy, r = c[0], c[1], self.radius
+            return [(cx + r * ux, cy + r * uy) for ux, uy in UNIT_CIRCLE]
+        return [tuple(xf * v) for v in self.local]
+
+
+def outlines(body: Any) -> list[Outline]:
+    """The outlines of a body's fixtures that the water acts on (circles and polygons)."""
+    return [Outline(f.shape) for f in body.fixtures if isinstance(f.shape, (b2CircleShape, b2PolygonShape))]
+
+
 def fixture_polygon(body: Any, fixture: Any) -> list[tuple[float, float]]:
     """A fixture's outline in world coordinates (a circle as a CIRCLE_SEGMENTS-gon)."""
-    shape = fixture.shape
-    xf = body.transform
-    if isinstance(shape, b2CircleShape):
-        c = xf * shape.pos
-        r = shape.radius
-        return [(c[0] + r * math.cos(2 * math.pi * i / CIRCLE_SEGMENTS),
-                 c[1] + r * math.sin(2 * math.pi * i / CIRCLE_SEGMENTS)) for i in range(CIRCLE_SEGMENTS)]
-    if isinstance(shape, b2PolygonShape):
-        return [tuple(xf * v) for v in shape.vertices]
-    return []
+    if not isinstance(fixture.shape, (b2CircleShape, b2PolygonShape)):
+        return []
+    return Outline(fixture.shape).world(body.transform)
 
 
 class Water:
@@ -99,6 +140,10 @@ class Water:
         self.smooth_circles = smooth_circles
         self.x0, self.x1 = x_range
         self.t = 0.0
+        self._outlines: dict[int, tuple[Any, list[Outline]]] = {}  # id(body) -> (body, its outlines)
+        # no cut surface (a strip's tangent included) rises above this; a fixture wholly above it
+        # or wholly beside the water's x range has nothing under water (1 mm spares float32 noise)
+        self.top = level + abs(self.A) * (1.0 + self.k * STRIP) + 1e-3
 
     def eta(self, x: float) -> float:
         if not self.x0 <= x <= self.x1:
@@ -126,6 +171,13 @@ class Water:
         and each strip by the tangent of the surface at its middle."""
         xs = [p[0] for p in poly]
         x0, x1 = min(xs), max(xs)
+        if not self.A and math.isfinite(x0) and math.isfinite(x1):
+            # calm water: one cut by the level (the distances below are the general cut's, whose
+            # normal is (0, 1), without its zero x term)
+            h = self.eta((x0 + x1) / 2)
+            piece = clip_by_distances(poly, [y - h for _, y in poly])
+            area, cx, cy = polygon_area_centroid(piece)
+            return [(area, cx, cy, piece)] if area > 1e-9 else []
         n = 1 if self.A == 0 else max(1, int(math.ceil((x1 - x0) / STRIP)))
         out = []
         for i in range(n):
@@ -149,18 +201,29 @@ class Water:
 
     def act(self, body: Any) -> float:
         """Apply buoyancy, drag and wind to every fixture of `body`; returns the submerged area."""
+        known = self._outlines.get(id(body))
+        if known is None:
+            known = self._outlines[id(body)] = (body, outlines(body))
         total = 0.0
         rho, g, k_lin = self.rho, self.g, self.k_lin
-        for fixture in body.fixtures:
-            poly = fixture_polygon(body, fixture)
-            if not poly:
+        xf = body.transform
+        centre = body.worldCenter
+        origin = xf.position
+        ox, oy = origin[0], origin[1]
+        x0, x1, top = self.x0 - 1e-3, self.x1 + 1e-3, self.top
+        for outline in known[1]:
+            if not self.wind:
+                r = outline.reach
+                if oy - r > top or ox + r < x0 or ox - r > x1:
+                    continue  # wholly dry, and no wind to feel
+            poly = outline.world(xf)
+            smooth = self.smooth_circles and outline.circle
+            pieces = self.submerged(poly)
+            if not pieces and not self.wind:
                 continue
-            area, fx_c, fy_c = polygon_area_centroid(poly)
-            smooth = self.smooth_circles and isinstance(fixture.shape, b2CircleShape)
-            centre = body.worldCenter
             fixture_sub = mx = my = 0.0
             verts = []
-            for sub, cx, cy, sub_poly in self.submerged(poly):
+            for sub, cx, cy, sub_poly in pieces:
                 fixture_sub += sub
                 mx += sub * cx
                 my += sub * cy
@@ -183,15 +246,17 @@ class Water:
             total += fixture_sub
             if fixture_sub > 1e-9 and not smooth:
                 body.ApplyTorque(-rho * fixture_sub * k_lin * (fixture_sub / 6.0) * body.angularVelocity, True)
-            if area - fixture_sub > 1e-9 and self.wind:
-                ys = [p[1] for p in poly]
-                top = max(ys)
-                bottom = max(min(ys), self.eta(fx_c))
-                H = max(0.0, top - bottom)
-                if H > 0:
-                    w = self.wind_speed()
-                    y_mid = (top + bottom) / 2
-                    vx = body.GetLinearVelocityFromWorldPoint((fx_c, y_mid))[0]
-                    rel = w - vx
-                    body.ApplyForce((0.5 * self.cw * RHO_AIR * H * abs(rel) * rel, 0.0), (fx_c, y_mid), True)
+            if self.wind:
+                area, fx_c, _ = polygon_area_centroid(poly)
+                if area - fixture_sub > 1e-9:
+                    ys = [p[1] for p in poly]
+                    top = max(ys)
+                    bottom = max(min(ys), self.eta(fx_c))
+                    H = max(0.0, top - bottom)
+                    if H > 0:
+                        w = self.wind_speed()
+                        y_mid = (top + bottom) / 2
+                        vx = body.GetLinearVelocityFromWorldPoint((fx_c, y_mid))[0]
+                        rel = w - vx
+                        body.ApplyForce((0.5 * self.cw * RHO_AIR * H * abs(rel) * rel, 0.0), (fx_c, y_mid), True)
         return total
