@@ -48,16 +48,17 @@ def clip_by_distances(poly: list[tuple[float, float]], d: list[float]) -> list[t
     if min(d) > 0:
         return []
     out = []
-    for i in range(len(poly)):
-        ax, ay = poly[i - 1]
-        bx, by = poly[i]
-        da = d[i - 1]
-        db = d[i]
+    append = out.append
+    a, da = poly[-1], d[-1]
+    for b, db in zip(poly, d):  # each edge a -> b, starting with the closing one
         if da <= 0:
-            out.append((ax, ay))
+            append(a)
         if (da < 0) != (db < 0) and da != db:
             t = da / (da - db)
-            out.append((ax + t * (bx - ax), ay + t * (by - ay)))
+            ax, ay = a
+            bx, by = b
+            append((ax + t * (bx - ax), ay + t * (by - ay)))
+        a, da = b, db
     return out
 
 
