@@ -19,6 +19,7 @@ from simreflect.core.registry import get_suite
 from simreflect.suites.pace import prompt
 from simreflect.suites.pace.evaluate import PROGRAM_FILE, TASK_FILE, evaluate
 from simreflect.suites.pace.task import DOMAINS, FOLDER_FILES, TARGETS, load_spec, load_specs, tasks_dir
+from simreflect.suites.pace import pins
 from simreflect.suites.pace.validate import controls_for, run_controls
 
 SPECS = load_specs()
@@ -31,7 +32,7 @@ def test_six_tasks_per_domain_every_folder_the_same_shape():
     assert len({s.id for s in SPECS}) == 36 and all(s.id.startswith(s.domain + "_") for s in SPECS)
     for spec in SPECS:
         names = sorted(p.name for p in spec.folder.iterdir() if not p.name.startswith(("__", ".")))
-        assert names == sorted(FOLDER_FILES), spec.id
+        assert names == sorted((*FOLDER_FILES, pins.PIN_FILE)), spec.id
         assert spec.world_class and spec.evaluator_class and spec.feedback_module and spec.render_module
 
 
@@ -76,6 +77,8 @@ def test_control(control, control_rows):
     assert row.program_status == "ok" and not row.invalid
     if control.expect_pass:
         assert row.score == 100.0
+    # the metrics are the pinned ones (Box2D and libm may round differently on another platform)
+    assert row.pinned in (pins.SAME, pins.OTHER_PLATFORM), (row.pinned, row.metrics_sha)
 
 
 def test_the_control_plan_is_complete():
@@ -295,6 +298,53 @@ def test_validate_command_prints_the_table(tmp_path):
     assert r.exit_code == 0 and "granular_dam" in r.output and "2/4/7/10" in r.output
     r = CliRunner().invoke(app, ["show", "--task", "granular_dam", "--stage", "3"])
     assert r.exit_code == 0 and "originally" in r.output
+
+
+def test_pinned_metrics_catch_any_change_of_the_benchmark(tmp_path):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from simreflect.suites.pace.commands import app
+
+    folder = tmp_path / "statics_cantilever"
+    shutil.copytree(tasks_dir() / "statics_cantilever", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / pins.PIN_FILE).unlink()
+
+    def validate(*extra):
+        r = CliRunner().invoke(app, ["validate", "--root", str(tmp_path), "--workers", "2", "--json", *extra])
+        return r, {(x["env"], x["program"]): x for x in map(json.loads, (ln for ln in r.output.splitlines()
+                                                                           if ln.startswith("{")))}
+
+    r, rows = validate()
+    assert r.exit_code == 0 and {x["pinned"] for x in rows.values()} == {pins.UNPINNED}
+    r, rows = validate("--pin")
+    assert r.exit_code == 0 and "pinned the metrics of 9 controls" in r.output
+    assert pins.read_pins(folder)["controls"] == {pins.control_key(*k): x["metrics_sha"] for k, x in rows.items()}
+    assert pins.read_pins(folder)["controls"] == pins.read_pins(tasks_dir() / "statics_cantilever")["controls"]
+    r, rows = validate()
+    assert r.exit_code == 0 and {x["pinned"] for x in rows.values()} == {pins.SAME}
+    # a reference that still passes, with its strut seated 5 cm higher: the benchmark changed
+    ref = folder / "ref_stage1.py"
+    ref.write_text(ref.read_text().replace("bracket(api, depth=1.5)", "bracket(api, depth=1.45)"))
+    r, rows = validate()
+    assert r.exit_code == 1 and "other than the pinned ones" in r.output and "--pin" in r.output
+    assert all(x["ok"] for x in rows.values())
+    assert [k for k, x in rows.items() if x["pinned"] == pins.CHANGED] == [("stage1", "stage1")]
+    # a failing benchmark is never pinned
+    ref.write_text("def build(api):\n    pass\n")
+    before = (folder / pins.PIN_FILE).read_text()
+    r, rows = validate("--pin")
+    assert r.exit_code == 1 and (folder / pins.PIN_FILE).read_text() == before
+    # a damaged pin file is a clear error, not a silent pass
+    (folder / pins.PIN_FILE).write_text("{not json")
+    r, _ = validate()
+    assert r.exit_code == 2 and "pinned_metrics.json" in r.output and "--pin" in r.output
+    # pins made elsewhere are reported, not enforced
+    (folder / pins.PIN_FILE).write_text(json.dumps({"platform": "darwin-arm64 box2d-2.3.10 python-3.12",
+                                                     "controls": {"source/source": "0" * 16}}))
+    assert pins.compare(pins.read_pins(folder), "source", "source", "1" * 16) == pins.OTHER_PLATFORM
+    assert pins.compare(pins.read_pins(folder), "stage1", "source", "1" * 16) == pins.UNPINNED
 
 
 def test_the_packaged_tasks_are_package_data():

@@ -91,14 +91,19 @@ def validate_cmd(
     timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Wall and CPU seconds per program."),
     root: Optional[Path] = typer.Option(None, "--root", help="A folder of task folders to validate instead of the "
                                                              "packaged tasks (a task being written elsewhere)."),
+    pin: bool = typer.Option(False, "--pin", help="Pin the metrics fingerprints of every control in its task folder "
+                                                  "(only when every control comes out as expected)."),
 ) -> None:
     """Run the controls: each stage's reference passes it, the source design passes the source and fails every
-    target. Prints a table with scores, steps and wall time; exits 1 if any control fails."""
+    target. Prints a table with scores, steps, wall time and whether each control's metrics are the pinned ones;
+    exits 1 if any control fails or its metrics changed from the pinned ones on this platform."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
+    from simreflect.suites.pace import pins
     from simreflect.suites.pace.task import TaskFormatError
+    from simreflect.suites.pace.validate import pin as pin_controls
     from simreflect.suites.pace.validate import run_controls
 
     start = time.perf_counter()
@@ -108,11 +113,18 @@ def validate_cmd(
             job = bar.add_task("controls", total=None)
             rows = run_controls(task, root=root, workers=workers, timeout_s=timeout,
                                 progress=lambda done, total: bar.update(job, completed=done, total=total))
-    except (KeyError, TaskFormatError, FileNotFoundError) as e:
+    except (KeyError, TaskFormatError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e.args[0] if isinstance(e, KeyError) else e}", err=True)
         raise typer.Exit(2)
     wall = time.perf_counter() - start
     bad = [r for r in rows if not r.ok]
+    if pin and not bad:
+        written = pin_controls(rows, root)
+        for r in rows:
+            r.pinned = pins.SAME
+    changed = [r for r in rows if r.pinned == pins.CHANGED]
+    pin_style = {pins.SAME: "[green]pinned[/green]", pins.CHANGED: "[red]CHANGED[/red]", pins.UNPINNED: "unpinned",
+                 pins.OTHER_PLATFORM: "other platform"}
     if as_json:
         for r in rows:
             typer.echo(json.dumps(r.to_dict(), sort_keys=True))
@@ -120,15 +132,31 @@ def validate_cmd(
         console = Console(width=max(Console().width, 140))
         table = Table(title=f"pace controls: {len(rows)} evaluations, {len(rows) - len(bad)} as expected, "
                             f"{wall:.1f} s wall")
-        for col in ("task", "env", "program", "expected", "result", "score", "steps", "wall s", "control", "failure"):
+        for col in ("task", "env", "program", "expected", "result", "score", "steps", "wall s", "control", "metrics",
+                    "failure"):
             table.add_column(col, overflow="fold")
         for r in rows:
             table.add_row(r.task, r.env, r.program, "pass" if r.expect_pass else "fail",
                           "pass" if r.passed else "fail", f"{r.score:g}", str(r.steps), f"{r.wall_s:.2f}",
-                          "[green]ok[/green]" if r.ok else "[red]FAIL[/red]",
+                          "[green]ok[/green]" if r.ok else "[red]FAIL[/red]", pin_style[r.pinned],
                           (r.invalid or r.failure)[:70])
         console.print(table)
+    if pin:
+        if bad:
+            typer.echo("not pinned: a failing benchmark is never pinned", err=True)
+        else:
+            typer.echo(f"pinned the metrics of {len(rows)} controls in {len(written)} task folder(s) "
+                       f"({pins.platform_tag()})", err=True)
+    elif any(r.pinned == pins.OTHER_PLATFORM for r in rows):
+        typer.echo(f"note: pins were made on another platform; not compared here ({pins.platform_tag()})", err=True)
+    if changed:
+        typer.echo(f"{len(changed)} control(s) give metrics other than the pinned ones on this platform: "
+                   + ", ".join(f"{r.task}/{r.env}/{r.program}" for r in changed[:12])
+                   + (" ..." if len(changed) > 12 else "")
+                   + "\nThe benchmark changed. If that is deliberate, re-pin with `simreflect pace validate --pin`.",
+                   err=True)
     if bad:
         typer.echo(f"{len(bad)} control(s) failed: " + ", ".join(f"{r.task}/{r.env}/{r.program}" for r in bad),
                    err=True)
+    if bad or changed:
         raise typer.Exit(1)

@@ -17,6 +17,8 @@ Every task is one folder under `tasks/`, every folder the same shape:
     render.py       `view(env)` and `overlays(env)`: what the GIF shows besides the bodies
     source.py       the design that succeeds in the source environment (and fails every target)
     ref_stage1.py .. ref_stage4.py   one reference design per target stage
+    pinned_metrics.json   the fingerprints of the nine controls' metrics (pins.py; written by
+                    `simreflect pace validate --pin`)
 
 Adding a task touches nothing outside its folder. Values in card.toml may name an environment
 variable as "env:NAME"; descriptions may use {NAME} of visible variables only.

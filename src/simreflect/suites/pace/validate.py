@@ -3,7 +3,8 @@
 For every task: the source design passes the source environment and fails every target stage;
 each stage's reference design passes its own stage. `run_controls` runs them over a process pool
 (each control is one full evaluation: a sandboxed program, a Box2D run, an evaluator) and returns
-one row per control with its score, steps and wall time (and where the time went).
+one row per control with its score, steps and wall time (and where the time went), the fingerprint
+of its metrics and how that stands against the fingerprint pinned in the task folder (pins.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from simreflect.suites.pace import pins
 from simreflect.suites.pace.evaluate import DEFAULT_TIMEOUT_S, evaluate
 from simreflect.suites.pace.task import TARGETS, load_spec, load_specs
 
@@ -42,6 +44,7 @@ class ControlResult:
     program_status: str = ""
     timings: dict[str, Any] = field(default_factory=dict)
     metrics_sha: str = ""
+    pinned: str = pins.UNPINNED  # same | changed | unpinned | other platform
 
     @property
     def ok(self) -> bool:
@@ -77,12 +80,14 @@ def run_control(control: Control, root: str | None = None, timeout_s: float = DE
     ev = evaluate(spec, control.env, spec.program(control.program), timeout_s=timeout_s,
                   trusted_inprocess=trusted_inprocess)
     wall = time.perf_counter() - t0
+    fingerprint = hashlib.sha256(ev.metrics_json().encode()).hexdigest()[:16]
     return ControlResult(task=control.task, env=control.env, program=control.program,
                          expect_pass=control.expect_pass, passed=ev.passed, score=ev.score, steps=ev.steps,
                          wall_s=round(wall, 4), failure=ev.failure[:160], invalid=ev.invalid[:160],
                          program_status="" if ev.program is None else ev.program.status,
                          timings=ev.timings.to_dict(),
-                         metrics_sha=hashlib.sha256(ev.metrics_json().encode()).hexdigest()[:16])
+                         metrics_sha=fingerprint,
+                         pinned=pins.compare(pins.read_pins(spec.folder), control.env, control.program, fingerprint))
 
 
 def _run(args: tuple) -> ControlResult:
@@ -109,3 +114,15 @@ def run_controls(task_ids: list[str] | None = None, root: Path | None = None, wo
             if progress:
                 progress(i + 1, len(args))
     return results
+
+
+def pin(rows: list[ControlResult], root: Path | None = None) -> list[Path]:
+    """Pin every task's fingerprints from a validation in which every control came out as
+    expected (a failing benchmark is never pinned). Returns the files written."""
+    bad = [r for r in rows if not r.ok]
+    if bad:
+        raise ValueError("not pinning: control(s) failed: " + ", ".join(f"{r.task}/{r.env}/{r.program}" for r in bad))
+    by_task: dict[str, list[ControlResult]] = {}
+    for r in rows:
+        by_task.setdefault(r.task, []).append(r)
+    return [pins.write_pins(load_spec(task, root).folder, task_rows) for task, task_rows in by_task.items()]
