@@ -74,8 +74,7 @@ class World(PaceWorld):
                 self.grains.append(body)
                 x += dx
             row += 1
-        for _ in range(SETTLE_STEPS):
-            sim.world.Step(1.0 / 60.0, 6, 2)
+        sim.settle(SETTLE_STEPS, 6, 2)
         for b in self.grains:
             b.linearVelocity = (0.0, 0.0)
             b.angularVelocity = 0.0
