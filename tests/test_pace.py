@@ -366,3 +366,11 @@ def test_the_task_picture_is_the_source_design_in_the_target(tmp_path, monkeypat
     stamp = path.stat().st_mtime_ns
     assert suite.picture(task) == path and path.stat().st_mtime_ns == stamp  # rendered once
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left behind
+
+
+def test_a_program_error_is_reported_with_its_own_line():
+    spec = load_spec("statics_cantilever")
+    program = "import math\n\ndef build(api):\n    return 1 / 0\n"
+    ev = evaluate(spec, "stage1", program)
+    assert not ev.passed and ev.invalid and "ZeroDivisionError" in ev.invalid and "build()" in ev.invalid
+    assert 'program.py", line 4, in build' in ev.program.output_tail, ev.program.output_tail

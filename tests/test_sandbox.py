@@ -536,3 +536,34 @@ def test_stale_run_cgroups_of_dead_processes_are_swept():
         for d in (stale, live):
             if d.exists():
                 d.rmdir()
+
+
+def test_bound_modules_come_with_fresh_bytecode(tmp_path, monkeypatch):
+    """A module shown to the sandbox is bound with its bytecode, written when missing or stale
+    (the sandbox cannot write it, so it would otherwise compile the module on every start)."""
+    import importlib.util
+    import marshal
+    import time
+
+    pkg = tmp_path / "boundpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sandbox, "_COMPILED", set())
+    cached = importlib.util.cache_from_source(str(pkg / "mod.py"))
+    assert not os.path.exists(cached)
+    files = sandbox._module_files(["boundpkg.mod"])
+    assert str(pkg / "mod.py") in files and cached in files and os.path.isfile(cached)
+    assert sandbox._bytecode_is_current(str(pkg / "mod.py"), cached)
+    # an edited source gets its bytecode rewritten (by the next process to bind it)
+    (pkg / "mod.py").write_text("VALUE = 22\n")
+    later = time.time() + 5
+    os.utime(pkg / "mod.py", (later, later))
+    assert not sandbox._bytecode_is_current(str(pkg / "mod.py"), cached)
+    monkeypatch.setattr(sandbox, "_COMPILED", set())
+    sandbox._module_files(["boundpkg.mod"])
+    assert sandbox._bytecode_is_current(str(pkg / "mod.py"), cached)
+    namespace: dict = {}
+    exec(marshal.loads(Path(cached).read_bytes()[16:]), namespace)
+    assert namespace["VALUE"] == 22
