@@ -48,3 +48,41 @@ def test_bad_options_are_clear_errors(small_bench, tmp_path):
     assert res.returncode == 2
     res = cli("report", str(tmp_path / "nothing"))
     assert res.returncode == 2 and "not a run directory" in res.stdout
+
+
+def test_a_run_of_some_tasks(small_bench, tmp_path):
+    ids = [json.loads(line)["id"] for line in (small_bench / "episodes.jsonl").read_text().splitlines()]
+    assert len(ids) >= 3
+    out = tmp_path / "subset"
+    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1",
+              "--tasks", f"{ids[0]},{ids[2][:-1]}*")
+    assert res.returncode == 0, res.stdout + res.stderr
+    rows = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert sorted(r["task"] for r in rows) == sorted({ids[0], *[i for i in ids if i.startswith(ids[2][:-1])]})
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["selection"]["selected"] == len(rows) and summary["selection"]["of"] == len(ids)
+    assert f"a subset: {len(rows)} of {len(ids)} tasks" in (out / "summary.md").read_text()
+    # resuming with another selection is refused; the same command resumes
+    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1")
+    assert res.returncode == 2 and "differs in: tasks" in " ".join(res.stdout.split())
+    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1",
+              "--tasks", f"{ids[0]},{ids[2][:-1]}*")
+    assert res.returncode == 0 and len((out / "runs.jsonl").read_text().splitlines()) == len(rows)
+    # the first N, and a pattern that matches nothing
+    res = cli("run", "gait", "--agent", "noop", "--bench", str(small_bench), "--out", str(tmp_path / "first"),
+              "--levels", "L1", "--limit", "1", "--rounds", "1")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert [json.loads(x)["task"] for x in (tmp_path / "first" / "runs.jsonl").read_text().splitlines()] == ids[:1]
+    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(tmp_path / "typo"),
+              "--tasks", "no-such-episode*")
+    assert res.returncode == 2 and "no task matches 'no-such-episode*'" in " ".join(res.stdout.split())
+    assert not (tmp_path / "typo").exists()
+
+
+def test_configs_recorded_before_task_selection_resume_unchanged():
+    from simreflect.run.runner import RunConfig
+
+    old = {"suite": "gait", "bench": "/b", "agent": "oracle", "levels": ["L1"], "rounds": 3, "timeout_s": 60.0,
+           "agent_options": {}, "method": "vanilla", "suite_options": {}, "runs": 1, "history": "full",
+           "invalid_streak": 0}
+    assert RunConfig.from_dict(old).to_dict() == old

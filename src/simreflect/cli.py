@@ -85,6 +85,9 @@ def run_cmd(
                                        "the suite's: pace 2, for Pass@2)."),
     history: Optional[str] = typer.Option(None, "--history", help="What the agent sees of earlier rounds: full | "
                                           "last+best (default: the suite's: pace last+best)."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids or glob patterns to run, e.g. "
+                                        "'statics_*.stage1,control_lander.*' (default: every task)."),
+    limit: int = typer.Option(0, "--limit", min=0, help="Run only the first N of the (selected) tasks (0: all)."),
     workers: int = typer.Option(1, "--workers", min=1, help="Episodes run in parallel processes."),
     executor: str = typer.Option("local", "--executor", help="local (a process pool) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="ray: cluster address (default: start a local one)."),
@@ -158,10 +161,12 @@ def run_cmd(
                        rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options,
                        method=method, suite_options=suite_options, runs=runs or suite_obj.default_runs,
                        history=history or suite_obj.default_history,
-                       invalid_streak=suite_obj.default_invalid_streak)
+                       invalid_streak=suite_obj.default_invalid_streak,
+                       tasks=tuple(t.strip() for t in (tasks or "").split(",") if t.strip()), limit=limit)
     try:
         if config.history not in ("full", "last+best"):
             raise ValueError(f"--history must be full or last+best, not {config.history!r}")
+        config.selected_tasks()
         make_agent(agent, config.suite_instance(), options, method)
     except (ValueError, TypeError) as e:
         console.print(f"[red]error:[/red] {e}")

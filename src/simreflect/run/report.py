@@ -23,7 +23,7 @@ def rows_of(run_dir: Path) -> tuple[RunConfig, list[dict[str, Any]]]:
     rows = []
     for run in range(config.runs):
         for level in config.levels:
-            for task in _tasks(config.suite, config.bench).values():
+            for task in config.selected_tasks().values():
                 log = logs.get(episode_key(task.id, level, run))
                 if log is not None:
                     rows.append(episode_row(suite, task, level, log, run))
@@ -39,8 +39,17 @@ def write_report(run_dir: Path) -> str:
     _, damaged = RunStore(run_dir).records()
     summary["damaged_records"] = damaged
     summary["agent"] = config.agent
+    if config.tasks or config.limit:  # a subset's numbers must not pass for the whole benchmark's
+        summary["selection"] = {"tasks": list(config.tasks), "limit": config.limit,
+                                "selected": len(config.selected_tasks()),
+                                "of": len(_tasks(config.suite, config.bench))}
     (run_dir / "summary.json").write_text(json.dumps(summary, sort_keys=True, indent=1))
     title = f"{config.suite}: agent {config.agent}, up to {config.rounds} rounds"
+    if "selection" in summary:
+        sel = summary["selection"]
+        title += (f" (a subset: {sel['selected']} of {sel['of']} tasks"
+                  + (f", matching {', '.join(sel['tasks'])}" if sel["tasks"] else "")
+                  + (f", first {sel['limit']}" if sel["limit"] else "") + ")")
     md = summary_markdown(summary, title)
     if damaged:
         md += "\nDamaged records in the attempt log (ignored): " + "; ".join(damaged) + "\n"

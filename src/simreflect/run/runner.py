@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import shutil
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -29,21 +30,47 @@ class RunConfig:
     runs: int = 1  # independent runs of every task x level
     history: str = "full"  # what an agent is shown of earlier rounds: full | last+best
     invalid_streak: int = 0  # end an episode after this many invalid generations in a row (0: never)
+    tasks: tuple[str, ...] = ()  # task ids or glob patterns to run (empty: every task of the benchmark)
+    limit: int = 0  # run only the first this many of them (0: all)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"suite": self.suite, "bench": self.bench, "agent": self.agent, "levels": list(self.levels),
-                "rounds": self.rounds, "timeout_s": self.timeout_s, "agent_options": self.agent_options,
-                "method": self.method, "suite_options": self.suite_options, "runs": self.runs,
-                "history": self.history, "invalid_streak": self.invalid_streak}
+        out = {"suite": self.suite, "bench": self.bench, "agent": self.agent, "levels": list(self.levels),
+               "rounds": self.rounds, "timeout_s": self.timeout_s, "agent_options": self.agent_options,
+               "method": self.method, "suite_options": self.suite_options, "runs": self.runs,
+               "history": self.history, "invalid_streak": self.invalid_streak}
+        if self.tasks:  # only when set: runs recorded before the option resume unchanged
+            out["tasks"] = list(self.tasks)
+        if self.limit:
+            out["limit"] = self.limit
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         return cls(d["suite"], d["bench"], d["agent"], tuple(d["levels"]), int(d["rounds"]), float(d["timeout_s"]),
                    dict(d.get("agent_options", {})), str(d.get("method", "vanilla")), dict(d.get("suite_options", {})),
-                   int(d.get("runs", 1)), str(d.get("history", "full")), int(d.get("invalid_streak", 0)))
+                   int(d.get("runs", 1)), str(d.get("history", "full")), int(d.get("invalid_streak", 0)),
+                   tuple(d.get("tasks", ())), int(d.get("limit", 0)))
 
     def suite_instance(self):
         return get_suite(self.suite).with_options(**self.suite_options)
+
+    def selected_tasks(self) -> dict[str, Any]:
+        """The benchmark's tasks this run covers, in the benchmark's order: those matching any of
+        `tasks` (ids or glob patterns), then the first `limit`. A pattern that matches no task is
+        an error (a typo must not silently shrink a run)."""
+        every = _tasks(self.suite, self.bench)
+        chosen = every
+        if self.tasks:
+            unmatched = [p for p in self.tasks if not fnmatch.filter(every, p)]
+            if unmatched:
+                known = list(every)
+                raise ValueError(f"no task matches {', '.join(map(repr, unmatched))} (tasks: "
+                                 f"{', '.join(known[:8])}{', ...' if len(known) > 8 else ''}; "
+                                 f"{len(known)} in all)")
+            chosen = {k: t for k, t in every.items() if any(fnmatch.fnmatchcase(k, p) for p in self.tasks)}
+        if self.limit:
+            chosen = dict(list(chosen.items())[:self.limit])
+        return chosen
 
 
 _tasks_cache: dict[str, dict[str, Any]] = {}
@@ -73,7 +100,7 @@ def pending(store: RunStore, config: RunConfig) -> list[tuple[str, str, int]]:
     out = []
     for run in range(config.runs):
         for level in config.levels:
-            for task_id in _tasks(config.suite, config.bench):
+            for task_id in config.selected_tasks():
                 log = logs.get(episode_key(task_id, level, run))
                 if log is None or log.end is None:
                     out.append((task_id, level, run))
@@ -90,10 +117,11 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
     appends to the same store, so RUN_DIR must be on a filesystem all workers share.
     """
     store = RunStore(run_dir)
+    selected = config.selected_tasks()  # an empty or mistyped selection fails before the run exists
     if not store.open(config.to_dict()):
         _keep_episodes(Path(config.bench), Path(run_dir))
     todo = pending(store, config)
-    total = len(_tasks(config.suite, config.bench)) * len(config.levels) * config.runs
+    total = len(selected) * len(config.levels) * config.runs
     done_before = total - len(todo)
     outcomes: list[EpisodeOutcome] = []
     cfg = config.to_dict()
