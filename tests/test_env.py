@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gymnasium as gym
+import pytest
 from gymnasium.utils.env_checker import check_env
 
 import simreflect
@@ -56,3 +57,21 @@ def test_every_suite_passes_the_env_checker():
         env = RepairEnv(name, bench=get_suite(name).default_root(), level="L2", timeout_s=30)
         check_env(env, skip_render_check=True)
         env.close()
+
+
+def test_a_training_split_samples_only_its_tasks():
+    from simreflect.core.registry import get_suite
+
+    bench = get_suite("pace").default_root()
+    env = simreflect.make("pace", bench=str(bench), tasks="statics_*.stage1, control_lander.*", timeout_s=30)
+    ids = {t.id for t in env.unwrapped.tasks}
+    assert ids == {f"statics_{n}.stage1" for n in ("bridge", "cantilever", "debris_shelter", "overhang_stack",
+                                                   "pivot_balance", "seismic_tower")} | \
+        {f"control_lander.stage{k}" for k in range(1, 5)}
+    seen = {env.reset(seed=s)[1]["task"] for s in range(40)}
+    assert seen <= ids and len(seen) > 3
+    with pytest.raises(ValueError, match="among this environment's 10 task"):
+        env.reset(options={"task": "granular_dam.stage1"})  # held out
+    env.close()
+    with pytest.raises(ValueError, match="no task matches 'nope\\*'"):
+        RepairEnv("pace", bench=bench, tasks=["statics_*", "nope*"])

@@ -20,6 +20,7 @@ from gymnasium import spaces
 
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
+from simreflect.core.selection import select_ids
 from simreflect.run.episode import round_feedback, system_prompt
 
 MAX_TEXT = 400_000
@@ -31,10 +32,16 @@ class RepairEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, suite: str = "gait", bench: str | Path | None = None, level: str = "L2",
-                 budget: int | None = None, timeout_s: float = 60.0, bench_seed: int = 0):
+                 budget: int | None = None, timeout_s: float = 60.0, bench_seed: int = 0,
+                 tasks: str | list[str] | tuple[str, ...] = ()):
+        """`tasks`: ids or glob patterns (a list, or one comma-separated string) of the tasks
+        reset() samples from, e.g. a training split "statics_*,dynamics_*" (default: all)."""
         self.suite = get_suite(suite)
         self.bench = Path(bench) if bench is not None else default_bench(suite, bench_seed)
-        self.tasks = self.suite.load_tasks(self.bench)
+        every = self.suite.load_tasks(self.bench)
+        patterns = tasks.split(",") if isinstance(tasks, str) else list(tasks)
+        keep = set(select_ids([t.id for t in every], [p.strip() for p in patterns]))
+        self.tasks = [t for t in every if t.id in keep]
         self.level = EvidenceLevel.parse(level)
         self.budget = budget or self.suite.default_budget
         self.timeout_s = timeout_s
@@ -51,7 +58,8 @@ class RepairEnv(gym.Env):
         if "task" in options:
             matches = [t for t in self.tasks if t.id == options["task"]]
             if not matches:
-                raise ValueError(f"no task {options['task']!r} in {self.bench}")
+                raise ValueError(f"no task {options['task']!r} among this environment's {len(self.tasks)} "
+                                 f"task(s) ({self.bench})")
             self._task = matches[0]
         else:
             self._task = self.tasks[int(self.np_random.integers(len(self.tasks)))]

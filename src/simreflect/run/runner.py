@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import shutil
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import Any, Callable
 
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
+from simreflect.core.selection import select_ids
 from simreflect.run.agents import make_agent
 from simreflect.run.episode import EpisodeOutcome, run_episode
 from simreflect.run.store import EpisodeLog, RunStore, episode_key
@@ -59,15 +59,7 @@ class RunConfig:
         `tasks` (ids or glob patterns), then the first `limit`. A pattern that matches no task is
         an error (a typo must not silently shrink a run)."""
         every = _tasks(self.suite, self.bench)
-        chosen = every
-        if self.tasks:
-            unmatched = [p for p in self.tasks if not fnmatch.filter(every, p)]
-            if unmatched:
-                known = list(every)
-                raise ValueError(f"no task matches {', '.join(map(repr, unmatched))} (tasks: "
-                                 f"{', '.join(known[:8])}{', ...' if len(known) > 8 else ''}; "
-                                 f"{len(known)} in all)")
-            chosen = {k: t for k, t in every.items() if any(fnmatch.fnmatchcase(k, p) for p in self.tasks)}
+        chosen = {k: every[k] for k in select_ids(every, self.tasks)}
         if self.limit:
             chosen = dict(list(chosen.items())[:self.limit])
         return chosen
