@@ -35,6 +35,16 @@ def test_run_report_rescore(small_bench, tmp_path):
     (out / "attempts.jsonl").write_text("\n".join(lines) + "\n")
     rescore = cli("rescore", str(out))
     assert rescore.returncode == 1 and "1 difference(s)" in rescore.stdout
+    # so is a record whose verdict was edited anywhere, a check's measured value say
+    i = [n for n, line in enumerate(lines) if json.loads(line)["type"] == "round"][1]
+    second = json.loads(lines[i])
+    assert second["verdict"]["checks"], second["verdict"]
+    second["verdict"]["checks"][0]["value"] = 12345.0
+    lines[i] = json.dumps(second)
+    (out / "attempts.jsonl").write_text("\n".join(lines) + "\n")
+    rescore = cli("rescore", str(out))
+    assert rescore.returncode == 1 and "2 difference(s)" in rescore.stdout
+    assert "the verdict differs from the recorded one in checks" in rescore.stdout
 
 
 def test_bad_options_are_clear_errors(small_bench, tmp_path):
@@ -86,3 +96,20 @@ def test_configs_recorded_before_task_selection_resume_unchanged():
            "agent_options": {}, "method": "vanilla", "suite_options": {}, "runs": 1, "history": "full",
            "invalid_streak": 0}
     assert RunConfig.from_dict(old).to_dict() == old
+
+
+def test_rescore_ignores_only_what_a_suite_declares_volatile():
+    from simreflect.core.verdict import Check, Verdict
+    from simreflect.run.report import _rescore_difference
+    from simreflect.suites.audit.suite import AuditSuite
+
+    now = Verdict(checks=(Check("ran", True),), score=1.0, reward=1.0, diagnostics={"seconds": 0.41, "flags": []})
+    rec = {"accepted": True, "errors_after": [], "score": 1.0,
+           "verdict": {**now.to_dict(), "diagnostics": {"seconds": 0.47, "flags": []}}}
+    assert "seconds" in AuditSuite.volatile_diagnostics
+    assert _rescore_difference(rec, True, now, 1.0, AuditSuite.volatile_diagnostics) == ""
+    assert _rescore_difference(rec, True, now, 1.0) == \
+        "the verdict differs from the recorded one in diagnostics.seconds"
+    rec["verdict"]["diagnostics"]["flags"] = ["hardcoded"]
+    assert "diagnostics.flags" in _rescore_difference(rec, True, now, 1.0, AuditSuite.volatile_diagnostics)
+    assert "recorded score 0.5" in _rescore_difference({**rec, "score": 0.5}, True, now, 1.0)

@@ -28,6 +28,9 @@ class Suite(ABC):
     default_invalid_streak: int = 0
     #: The evidence levels a run covers unless told otherwise (each level is its own condition).
     default_levels: tuple[str, ...] = ("L1", "L2", "L3")
+    #: Keys of a verdict's diagnostics that describe the run rather than judge it (wall time, raw
+    #: output): `rescore` does not expect them to repeat. Everything else in a verdict must.
+    volatile_diagnostics: tuple[str, ...] = ()
 
     @abstractmethod
     def load_tasks(self, root: Path) -> list[Task]:

@@ -92,7 +92,9 @@ def trajectories_of(run_dir: Path, config: RunConfig | None = None, rows: list[d
 
 
 def rescore(run_dir: Path) -> list[str]:
-    """Re-run every recorded program on a fresh workspace and re-verify; list every verdict that differs."""
+    """Re-run every recorded program on a fresh workspace and re-verify; list every round whose
+    outcome differs from its record: acceptance, failed checks, score, and the whole verdict (every
+    check's value, the report at every level, the suite's metrics) where the record keeps one."""
     store = RunStore(run_dir)
     config = RunConfig.from_dict(store.config())
     suite = config.suite_instance()
@@ -103,23 +105,42 @@ def rescore(run_dir: Path) -> list[str]:
         with tempfile.TemporaryDirectory(prefix="simreflect-rescore-") as tmp:
             state = Path(tmp) / "round0"
             suite.prepare_workspace(task, state)
-            current = suite.verify(task, state).errors
+            current = suite.verify(task, state)
             for rec in log.rounds:
                 if rec.get("script") is None:
                     continue
                 work = Path(tmp) / f"round{rec['round']}"
                 shutil.copytree(state, work)
                 result = suite.run_program(task, rec["script"], work, config.timeout_s)
-                if result.ok:
-                    verdict = suite.verify(task, work)
-                    accepted = not verdict.invalid
-                    errors = verdict.errors
-                else:
-                    accepted = False
-                    errors = current
-                if accepted != rec.get("accepted") or errors != rec.get("errors_after"):
-                    differences.append(f"{key} round {rec['round']}: recorded errors {rec.get('errors_after')} "
-                                       f"(accepted={rec.get('accepted')}), now {errors} (accepted={accepted})")
+                verdict = suite.verify(task, work) if result.ok else current
+                accepted = result.ok and not verdict.invalid
+                score = verdict.score if accepted else None
+                what = _rescore_difference(rec, accepted, verdict, score, suite.volatile_diagnostics)
+                if what:
+                    differences.append(f"{key} round {rec['round']}: {what}")
                 if accepted:
-                    state, current = work, errors
+                    state, current = work, verdict
     return differences
+
+
+def _rescore_difference(rec: dict[str, Any], accepted: bool, verdict: Any, score: float | None,
+                        volatile: tuple[str, ...] = ()) -> str:
+    """How a round re-run now differs from its record ("" when it does not); diagnostics named in
+    `volatile` (the suite's `volatile_diagnostics`) are not compared."""
+    if accepted != bool(rec.get("accepted")) or verdict.errors != rec.get("errors_after"):
+        return (f"recorded errors {rec.get('errors_after')} (accepted={rec.get('accepted')}), now {verdict.errors} "
+                f"(accepted={accepted})")
+    if "score" in rec and rec["score"] != score:
+        return f"recorded score {rec['score']}, now {score}"
+    if isinstance(rec.get("verdict"), dict):
+        now, then = json.loads(json.dumps(verdict.to_dict(), default=str)), dict(rec["verdict"])
+        for v in (now, then):
+            if isinstance(v.get("diagnostics"), dict):
+                v["diagnostics"] = {k: x for k, x in v["diagnostics"].items() if k not in volatile}
+        if now != then:
+            fields = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
+            if fields == ["diagnostics"]:
+                fields = [f"diagnostics.{k}" for k in sorted(set(now["diagnostics"]) | set(then["diagnostics"]))
+                          if now["diagnostics"].get(k) != then["diagnostics"].get(k)]
+            return f"the verdict differs from the recorded one in {', '.join(fields)}"
+    return ""

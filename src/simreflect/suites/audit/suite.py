@@ -165,6 +165,7 @@ class AuditSuite(Suite):
     name = "audit"
     default_budget = 3
     subset_order = ("keyed", "key: reference", "key: variant", "key: none")
+    volatile_diagnostics = ("seconds", "output_tail")  # the script's wall time and what it printed
     options_help = {"context_chars": "show only the first N characters of each claim's context (default: all)"}
 
     def __init__(self, context_chars: int | None = None) -> None:
