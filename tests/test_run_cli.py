@@ -45,6 +45,8 @@ def test_run_report_rescore(small_bench, tmp_path):
     rescore = cli("rescore", str(out))
     assert rescore.returncode == 1 and "2 difference(s)" in rescore.stdout
     assert "the verdict differs from the recorded one in checks" in rescore.stdout
+    parallel = cli("rescore", str(out), "--workers", "2")
+    assert parallel.returncode == 1 and parallel.stdout.strip().splitlines()[-3:] == rescore.stdout.strip().splitlines()[-3:]
 
 
 def test_bad_options_are_clear_errors(small_bench, tmp_path):

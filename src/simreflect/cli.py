@@ -208,12 +208,21 @@ def report_cmd(run_dir: Path = typer.Argument(..., help="A run directory.")) -> 
 
 
 @app.command("rescore")
-def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory.")) -> None:
+def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
+                workers: int = typer.Option(1, "--workers", min=1, help="Episodes re-run in parallel processes.")) -> None:
     """Re-run every recorded program, re-verify, and report any verdict that differs (exit 1 if any)."""
     from simreflect.run.report import rescore
+    from simreflect.run.store import StoreError
 
-    with console.status("re-running every recorded program"):
-        diffs = rescore(run_dir)
+    try:
+        with Progress(TextColumn("[bold]re-running every recorded program"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=True) as bar:
+            job = bar.add_task("episodes", total=None)
+            diffs = rescore(run_dir, workers=workers,
+                            progress=lambda done, total: bar.update(job, completed=done, total=total))
+    except StoreError as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
     for d in diffs:
         console.print(d, markup=False)
     console.print(f"{len(diffs)} difference(s)")

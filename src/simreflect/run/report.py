@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from simreflect.analysis.rows import episode_row
 from simreflect.analysis.summary import summarize, summary_markdown
@@ -91,35 +92,55 @@ def trajectories_of(run_dir: Path, config: RunConfig | None = None, rows: list[d
     return out
 
 
-def rescore(run_dir: Path) -> list[str]:
+def rescore(run_dir: Path, workers: int = 1, progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Re-run every recorded program on a fresh workspace and re-verify; list every round whose
     outcome differs from its record: acceptance, failed checks, score, and the whole verdict (every
-    check's value, the report at every level, the suite's metrics) where the record keeps one."""
+    check's value, the report at every level, the suite's metrics) where the record keeps one.
+    Episodes are re-run over `workers` processes; `progress(done, total)` after each."""
     store = RunStore(run_dir)
-    config = RunConfig.from_dict(store.config())
+    config = store.config()
+    episodes = sorted(store.episodes().items())  # the log is parsed once, here
+    args = [(config, key, log.rounds) for key, log in episodes]
+    differences: list[str] = []
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        results = pool.map(_rescore_episode, args) if pool else map(_rescore_episode, args)
+        for i, found in enumerate(results):
+            differences += found
+            if progress:
+                progress(i + 1, len(args))
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
+    return differences
+
+
+def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> list[str]:
+    """The differences of one episode's rounds (see `rescore`): (run config, episode key, its
+    recorded rounds)."""
+    cfg, key, rounds = args
+    config = RunConfig.from_dict(cfg)
     suite = config.suite_instance()
-    tasks = _tasks(config.suite, config.bench)
+    task = _tasks(config.suite, config.bench)[key.split("/")[0]]
     differences = []
-    for key, log in sorted(store.episodes().items()):
-        task = tasks[key.split("/")[0]]
-        with tempfile.TemporaryDirectory(prefix="simreflect-rescore-") as tmp:
-            state = Path(tmp) / "round0"
-            suite.prepare_workspace(task, state)
-            current = suite.verify(task, state)
-            for rec in log.rounds:
-                if rec.get("script") is None:
-                    continue
-                work = Path(tmp) / f"round{rec['round']}"
-                shutil.copytree(state, work)
-                result = suite.run_program(task, rec["script"], work, config.timeout_s)
-                verdict = suite.verify(task, work) if result.ok else current
-                accepted = result.ok and not verdict.invalid
-                score = verdict.score if accepted else None
-                what = _rescore_difference(rec, accepted, verdict, score, suite.volatile_diagnostics)
-                if what:
-                    differences.append(f"{key} round {rec['round']}: {what}")
-                if accepted:
-                    state, current = work, verdict
+    with tempfile.TemporaryDirectory(prefix="simreflect-rescore-") as tmp:
+        state = Path(tmp) / "round0"
+        suite.prepare_workspace(task, state)
+        current = suite.verify(task, state)
+        for rec in rounds:
+            if rec.get("script") is None:
+                continue
+            work = Path(tmp) / f"round{rec['round']}"
+            shutil.copytree(state, work)
+            result = suite.run_program(task, rec["script"], work, config.timeout_s)
+            verdict = suite.verify(task, work) if result.ok else current
+            accepted = result.ok and not verdict.invalid
+            score = verdict.score if accepted else None
+            what = _rescore_difference(rec, accepted, verdict, score, suite.volatile_diagnostics)
+            if what:
+                differences.append(f"{key} round {rec['round']}: {what}")
+            if accepted:
+                state, current = work, verdict
     return differences
 
 
