@@ -374,3 +374,24 @@ def test_a_program_error_is_reported_with_its_own_line():
     ev = evaluate(spec, "stage1", program)
     assert not ev.passed and ev.invalid and "ZeroDivisionError" in ev.invalid and "build()" in ev.invalid
     assert 'program.py", line 4, in build' in ev.program.output_tail, ev.program.output_tail
+
+
+def test_no_task_keys_or_compares_box2d_objects_by_identity():
+    """pybox2d hands out a new Python proxy on every access (edge.other, fixture.body,
+    world.bodies): an id() of one is reused at random, and `is` between two is always False.
+    Compare with ==, key sets and dicts by the object itself (its hash is the C++ object's)."""
+    import ast
+
+    proxies = {"other", "ground", "fixtureA", "fixtureB", "body", "bodyA", "bodyB", "userData"}
+    sources = sorted(tasks_dir().glob("*/*.py")) + sorted((tasks_dir().parent).glob("*.py"))
+    found = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "id":
+                found.append(f"{path.parent.name}/{path.name}:{node.lineno}: id()")
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) \
+                    and not any(isinstance(x, ast.Constant) for x in (node.left, *node.comparators)):
+                names = [x.attr for x in (node.left, *node.comparators) if isinstance(x, ast.Attribute)]
+                if any(n in proxies for n in names):
+                    found.append(f"{path.parent.name}/{path.name}:{node.lineno}: `is` on {names}")
+    assert not found, found

@@ -141,7 +141,8 @@ class Water:
         self.smooth_circles = smooth_circles
         self.x0, self.x1 = x_range
         self.t = 0.0
-        self._outlines: dict[int, tuple[Any, list[Outline]]] = {}  # id(body) -> (body, its outlines)
+        # body -> its outlines (a body's hash and == are its C++ object's, whichever proxy pybox2d hands out)
+        self._outlines: dict[Any, list[Outline]] = {}
         # no cut surface (a strip's tangent included) rises above this; a fixture wholly above it
         # or wholly beside the water's x range has nothing under water (1 mm spares float32 noise)
         self.top = level + abs(self.A) * (1.0 + self.k * STRIP) + 1e-3
@@ -202,9 +203,9 @@ class Water:
 
     def act(self, body: Any) -> float:
         """Apply buoyancy, drag and wind to every fixture of `body`; returns the submerged area."""
-        known = self._outlines.get(id(body))
+        known = self._outlines.get(body)
         if known is None:
-            known = self._outlines[id(body)] = (body, outlines(body))
+            known = self._outlines[body] = outlines(body)
         total = 0.0
         rho, g, k_lin = self.rho, self.g, self.k_lin
         xf = body.transform
@@ -212,7 +213,7 @@ class Water:
         origin = xf.position
         ox, oy = origin[0], origin[1]
         x0, x1, top = self.x0 - 1e-3, self.x1 + 1e-3, self.top
-        for outline in known[1]:
+        for outline in known:
             if not self.wind:
                 r = outline.reach
                 if oy - r > top or ox + r < x0 or ox - r > x1:

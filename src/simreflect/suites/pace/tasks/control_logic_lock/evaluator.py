@@ -46,8 +46,10 @@ class Evaluator(PaceEvaluator):
             if not c.touching:
                 continue
             other = c.fixtureB if c.fixtureA.body == b else c.fixtureA
-            now.add(id(other))
-            if id(other) in self.touching:
+            # the fixture itself is the key: pybox2d hands out a new proxy on every access, whose
+            # hash and == are the C++ object's (an id() of a proxy is reused at random)
+            now.add(other)
+            if other in self.touching:
                 continue
             if other in w.bed_fixtures:
                 if self.ground_step is None:

@@ -35,7 +35,7 @@ class Evaluator(PaceEvaluator):
             self.best = y
         touching = [e.other for e in b.contacts if e.contact.touching]
         on_floor = sim.ground in touching
-        if self.grasp_step is None and any(o is not sim.ground for o in touching):
+        if self.grasp_step is None and any(o != sim.ground for o in touching):
             self.grasp_step = step
             sim.event("contact", f"the gripper first touches the ball (centre at y = {y:.2f} m)", step)
         if self.lift_step is None and y - self.r >= LIFTED:

@@ -59,7 +59,7 @@ class Evaluator(PaceEvaluator):
             sim.event("failure", f"the platform tilted past {PLATFORM_TILT:g} degrees", step)
         if self.drop_step is None:
             for body in (self.crate, self.platform):
-                if any(e.contact.touching and e.other is sim.ground for e in body.contacts):
+                if any(e.contact.touching and e.other == sim.ground for e in body.contacts):
                     self.drop_step = step
                     what = "crate" if body is self.crate else "platform"
                     sim.event("failure", f"the {what} fell to the ground", step)
