@@ -395,3 +395,18 @@ def test_no_task_keys_or_compares_box2d_objects_by_identity():
                 if any(n in proxies for n in names):
                     found.append(f"{path.parent.name}/{path.name}:{node.lineno}: `is` on {names}")
     assert not found, found
+
+
+DATA = Path(__file__).parent / "data" / "pace"
+
+
+def test_a_fall_to_the_ground_is_seen_and_a_resting_contact_is_one_event():
+    """Two programs from a parameter-search run (tests/data/pace) that met identity bugs: the
+    scissor lift's fall check compared pybox2d proxies with `is` and never fired; the canal lock
+    keyed touching fixtures by id() of proxies, so a boat resting on a gate was reported as a new
+    contact at random ticks (0 or hundreds of events, by the process's memory layout)."""
+    ev = evaluate(load_spec("kinematics_scissor_lift"), "stage3", (DATA / "scissor_lift_crate_falls.py").read_text())
+    assert "load_secure" in [c.name for c in ev.constraints if not c.passed]
+    assert [e.text for e in ev.events if "fell to the ground" in e.text] == ["the platform fell to the ground"]
+    ev = evaluate(load_spec("control_logic_lock"), "stage4", (DATA / "logic_lock_boat_rests_on_gate.py").read_text())
+    assert [(e.step, e.text) for e in ev.events if e.kind == "contact"] == [(1704, "the boat touched gate 2 at 0.04 m/s")]
