@@ -202,7 +202,9 @@ class Water:
         return out
 
     def act(self, body: Any) -> float:
-        """Apply buoyancy, drag and wind to every fixture of `body`; returns the submerged area."""
+        """Apply buoyancy, drag and wind to every fixture of `body`; returns the submerged area.
+        A body's shapes are read on its first call: its fixtures must not change afterwards (no
+        pace world adds, removes or destroys them during a run)."""
         known = self._outlines.get(body)
         if known is None:
             known = self._outlines[body] = outlines(body)
