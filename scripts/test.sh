@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/python -m pytest "$@"
+# every test, the slow ones too (a plain `pytest` leaves them out; see pyproject.toml)
+.venv/bin/python -m pytest -m "slow or not slow" "$@"

@@ -29,3 +29,11 @@ def test_ci_runs_exactly_the_readme_test_command():
     lines = [ln.strip() for ln in ci.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     assert lines[-1] == test_command
     assert "README" in ci
+
+
+def test_the_test_command_runs_the_slow_tests_too():
+    """A plain `pytest` is the quick suite (pyproject's addopts leave out @slow); the README's test
+    command, which CI runs, must select them back."""
+    script = (ROOT / readme_commands()[1].split()[1]).read_text()
+    assert "not slow" in (ROOT / "pyproject.toml").read_text()
+    assert '-m "slow or not slow"' in script
