@@ -12,7 +12,8 @@ starting design the task gives), the verifier's report on it, and the thoughts a
 (its other children: their diagnosis and score), asking for a different idea. The loop's chat of
 earlier rounds is not used. No auxiliary call: the value is the simulator's. Recorded per round:
 `notes["parent"]`, `notes["depth"]`, `notes["frontier"]`, and the report shown (`notes["feedback"]`,
-so a later expansion of this node can show its report). The tree is rebuilt from those notes.
+so a later expansion of this node can show its report). The tree is rebuilt from those notes
+(the scheduler is expansion.py's, shared with beam search).
 """
 
 from __future__ import annotations
@@ -20,52 +21,32 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.agents.base import Observation
-from simreflect.agents.methods.base import Attempt, Method, Proposal, Step, design_chat, int_option, rank
-
-ASK = ("Propose one idea for this design that differs from the ideas already tried from it and addresses the "
-       "main failure in the report; state the idea in the diagnosis, then give the complete new program.")
+from simreflect.agents.methods.base import Attempt, int_option, rank
+from simreflect.agents.methods.expansion import ExpansionSearch
 
 
-class TreeOfThoughtsMethod(Method):
+class TreeOfThoughtsMethod(ExpansionSearch):
     method = "tot"
-    records_feedback = True
+    tried_heading = "Ideas already tried from this design"
+    ask = ("Propose one idea for this design that differs from the ideas already tried from it and addresses the "
+           "main failure in the report; state the idea in the diagnosis, then give the complete new program.")
 
     def __init__(self, inner: Any, beam: int = 2, branch: int = 2) -> None:
         super().__init__(inner, beam=int_option(beam, "beam"), branch=int_option(branch, "branch"))
         self.beam, self.branch = self.options["beam"], self.options["branch"]
+        self.per_parent = self.branch
 
     def setup(self, obs: Observation) -> None:
-        self.nodes: dict[int, Attempt] = {0: self.root}
-        self.children: dict[int, list[int]] = {0: []}
+        super().setup(obs)
         self.depth_of: dict[int, int] = {0: 0}
-        self.frontier: list[int] = [0]
-        self.level: list[int] = []  # children made at this level so far
-        self.pos = 0  # expansions done at this level
 
-    def _scheduled_parent(self) -> int:
-        return self.frontier[min(self.pos // self.branch, len(self.frontier) - 1)]
-
-    def observe(self, attempt: Attempt) -> None:
-        parent = attempt.notes.get("parent")
-        if parent not in self.nodes:
-            parent = self._scheduled_parent()
-        self.nodes[attempt.round] = attempt
-        self.children.setdefault(parent, []).append(attempt.round)
-        self.children[attempt.round] = []
+    def added(self, attempt: Attempt, parent: int) -> None:
         self.depth_of[attempt.round] = self.depth_of[parent] + 1
-        self.level.append(attempt.round)
-        self.pos += 1
-        if self.pos >= len(self.frontier) * self.branch:
-            best = rank([self.nodes[i] for i in self.level])[:self.beam]
-            if best:
-                self.frontier = [b.round for b in best]
-            self.level, self.pos = [], 0
 
-    def propose(self, obs: Observation, step: Step) -> Proposal:
-        parent = self._scheduled_parent()
-        tried = [self.nodes[c] for c in self.children.get(parent, [])]
-        lines = [f"- attempt {c.round} ({c.score_text()}): {c.diagnosis.strip()[:400] or '(no diagnosis)'}"
-                 for c in tried]
-        chat = design_chat(obs, self.nodes[parent], [("Ideas already tried from this design", "\n".join(lines))], ASK)
-        return Proposal(chat, {"parent": parent, "depth": self.depth_of[parent] + 1, "frontier": list(self.frontier),
-                               "siblings": [c.round for c in tried]})
+    def next_parents(self, batch: list[Attempt]) -> list[int]:
+        best = rank(batch)[:self.beam]
+        return [b.round for b in best] if best else self.parents  # nothing scored: the same frontier again
+
+    def proposal_notes(self, parent: int, tried: list[Attempt]) -> dict[str, Any]:
+        return {"depth": self.depth_of[parent] + 1, "frontier": list(self.parents),
+                "siblings": [c.round for c in tried]}
