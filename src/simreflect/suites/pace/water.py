@@ -115,13 +115,6 @@ def outlines(body: Any) -> list[Outline]:
     return [Outline(f.shape) for f in body.fixtures if isinstance(f.shape, (b2CircleShape, b2PolygonShape))]
 
 
-def fixture_polygon(body: Any, fixture: Any) -> list[tuple[float, float]]:
-    """A fixture's outline in world coordinates (a circle as a CIRCLE_SEGMENTS-gon)."""
-    if not isinstance(fixture.shape, (b2CircleShape, b2PolygonShape)):
-        return []
-    return Outline(fixture.shape).world(body.transform)
-
-
 class Water:
     """The water's surface, velocity and forces (see the module docstring). Set `t` (seconds)
     before calling `act` each step."""
