@@ -75,3 +75,63 @@ def test_a_training_split_samples_only_its_tasks():
     env.close()
     with pytest.raises(ValueError, match="no task matches 'nope\\*'"):
         RepairEnv("pace", bench=bench, tasks=["statics_*", "nope*"])
+
+
+# ----- rewards that cannot be farmed (core/returns.py): each attempt earns its own verdict ----------
+
+def play(env, programs):
+    """Step through `programs`; the step rewards, each attempt's own reward and the final info."""
+    steps, own, info = [], [], {}
+    for program in programs:
+        _, reward, terminated, truncated, info = env.step(program)
+        steps.append(reward)
+        own.append(info["attempt_reward"])
+        if terminated or truncated:
+            break
+    return steps, own, info
+
+
+def test_audit_control_dropped_then_two_crashes_returns_its_best_attempt():
+    """The found farm: 0.5 (control dropped), then two crashes paid 0.5 each, summed to 1.5."""
+    from simreflect.suites.audit.cards import REFERENCE_FILE, tasks_dir
+
+    reference = (tasks_dir() / "ca-grokking-c1" / REFERENCE_FILE).read_text()
+    dropped = reference.replace('"positive_control":', '"control_dropped":')
+    env = RepairEnv("audit", level="L2")
+    env.reset(options={"task": "ca-grokking-c1"})
+    steps, own, info = play(env, [dropped, "raise SystemExit(1)\n", "import no_such_module\n"])
+    assert own == [0.5, 0.0, 0.0]  # a crash earns audit's crash reward, not the last accepted verdict's
+    assert steps == [0.5, 0.0, 0.0] and info["episode_return"] == 0.5
+    assert info["score"] == 0.5 and not info["passed"]  # the workspace keeps the accepted attempt
+    env.reset(options={"task": "ca-grokking-c1"})
+    first = play(env, [reference])
+    assert first[0] == [1.0] and first[2]["episode_return"] == 1.0 > sum(steps)
+    env.close()
+
+
+def test_gait_crash_and_rejected_artefact_earn_nothing_and_a_late_solve_less(small_bench):
+    env = RepairEnv("gait", bench=small_bench, level="L2")
+    env.reset(options={"task": "ep02"})
+    task = next(t for t in env.tasks if t.id == "ep02")
+    steps, own, info = play(env, ["raise RuntimeError('crash')\n", "rig.bones = []\n", task.hidden["oracle_fix"]])
+    assert own == [0.0, 0.0, 1.0] and info["passed"]
+    assert sum(steps) == pytest.approx(info["episode_return"]) == pytest.approx(env.returns.of([0.0, 0.0, 1.0]))
+    assert 0.0 < info["episode_return"] < 1.0  # solved in round 3: less than a solve in round 1 (1.0)
+    env.close()
+
+
+def test_pace_resubmitting_partial_progress_then_crashing_earns_the_best_attempt_once():
+    from simreflect.core.registry import get_suite
+
+    bench = get_suite("pace").default_root()
+    env = RepairEnv("pace", bench=bench, level="L2", tasks="kinematics_rover.stage1", timeout_s=30)
+    env.reset(options={"task": "kinematics_rover.stage1"})
+    source = (env._state / "program.py").read_text()
+    steps, own, info = play(env, [source, source, "raise SystemExit(1)\n", "def build(api:\n"])
+    partial = own[0]
+    assert 0.0 < partial < 1.0 and own == [partial, partial, -1.0, -1.0]  # a crash earns pace's -1
+    assert steps == [partial, 0.0, 0.0, 0.0] and info["episode_return"] == partial
+    env.reset(options={"task": "kinematics_rover.stage1"})
+    first = play(env, [env.suite.oracle(env.tasks[0])])
+    assert first[0] == [1.0] and first[2]["episode_return"] == 1.0
+    env.close()

@@ -79,6 +79,12 @@ PAIRS = {
                     "    put(fc, [min(x, math.radians(5.0)) for x in get(fc)])\n"),
     "raise_the_hips": ("rig.fcurve('hips', 'location')[:, 2] += 0.08\n",
                        BPY + "fc = curve('hips', 'location', 2)\nput(fc, [x + 0.08 for x in get(fc)])\n"),
+    "slide_the_torso_off_the_hips": ("rig.fcurve('torso', 'location')[:, 0] += 0.2\n",
+                                     BPY + "fc = curve('torso', 'location', 0)\nput(fc, [x + 0.2 for x in get(fc)])\n"),
+    "scale_the_lean_to_the_tilt_limit": (
+        "import numpy as np\nlean = rig.fcurve('torso', 'rotation_euler')[:, 2]\nlean *= np.radians(19.0) / np.abs(lean).max()\n",
+        BPY + "fc = curve('torso', 'rotation_euler', 2)\nv = get(fc)\npeak = max(abs(x) for x in v)\n"
+        "put(fc, [x * math.radians(19.0) / peak for x in v])\n"),
     "nan_key": ("rig.fcurve('torso', 'location')[3, 0] = float('nan')\n",
                 BPY + "fc = curve('torso', 'location', 0)\nfc.keyframe_points[3].co[1] = float('nan')\n"),
     "crash": ("rig.fcurve('tail', 'location')\n", BPY + "rig.pose.bones['tail']\n"),
@@ -138,7 +144,8 @@ def fields(task, small_bench, tmp_path_factory, blend_cache):
     py = GaitSuite()
     work = tmp_path_factory.mktemp("noop") / "work"
     py.prepare_workspace(task, work)
-    frames = py.verify(task, work).check("balance").where["frames"]
+    runs = py.verify(task, work).check("balance").where["runs"]  # the CoM runs the reference's model targeted
+    frames = [f for a, b in runs for f in range(a, b + 1)]
     return {"episode_dir": task.params["dir"], "bench": str(Path(small_bench).resolve()), "frames": repr(frames)}
 
 

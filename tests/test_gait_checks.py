@@ -6,9 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gait_helpers import normal_robot
-from simreflect.suites.gait.verify import CHECK_NAMES, convex_hull, distance_outside, verify_rig
+from simreflect.suites.gait.robot import build_robot
+from simreflect.suites.gait.verify import (CHECK_NAMES, LIMITS, convex_hull, distance_outside, joint_separations,
+                                           upper_body_offsets, verify_rig)
 
 
 @pytest.fixture()
@@ -63,21 +67,72 @@ def test_weight_audit(walk):
     assert not c.passed and c.where["unweighted"] == [5]
 
 
-def _slide_torso(rig, frames, metres):
+def _lean_torso(rig, frames, degrees):
     out = rig.copy()
-    out.fcurve("torso", "location")[frames, 0] += metres
+    out.fcurve("torso", "rotation_euler")[frames, 2] += math.radians(degrees)
     return out
 
 
 def test_balance_needs_six_consecutive_frames(walk):
+    """The CoM rule alone (the upper-body rule fails both leans): a run needs six frames outside."""
     rig, ref, _ = walk
-    start = 20
-    five = verify_rig(_slide_torso(rig, slice(start, start + 5), 0.8), ref).check("balance")
-    six = verify_rig(_slide_torso(rig, slice(start, start + 6), 0.8), ref).check("balance")
-    assert five.passed
-    assert not six.passed
-    assert six.where["runs"] == [[start, start + 5]]
-    assert six.value > 0.05
+    start = 24
+    five = verify_rig(_lean_torso(rig, slice(start, start + 5), 90), ref).check("balance")
+    six = verify_rig(_lean_torso(rig, slice(start, start + 6), 90), ref).check("balance")
+    assert five.where["runs"] == [] and "upper_body" in five.where and "first_frame" not in five.where
+    assert six.where["runs"] == [[start, start + 5]] and six.where["first_frame"] == start
+    assert six.value > 0.05 and six.unit == "m outside"
+
+
+@pytest.mark.parametrize("bone", ["torso", "arm.L", "thigh.R", "shin.L", "foot.R"])
+def test_balance_fails_a_bone_off_its_joint_on_one_frame(walk, bone):
+    rig, ref, _ = walk
+    for metres, passes in ((0.009, True), (0.011, False)):
+        moved = rig.copy()
+        moved.fcurve(bone, "location")[30] += np.array([metres, 0.0, 0.0])
+        c = verify_rig(moved, ref).check("balance")
+        assert c.passed is passes, (bone, metres)
+        if not passes:
+            (d,) = c.where["detached"]
+            assert d["bone"] == bone and d["frames"] == [30] and d["value"] == pytest.approx(metres)
+            assert 30 in c.where["frames"] and bone in c.message and c.where["runs"] == []
+
+
+def test_the_root_travels_without_separating(walk):
+    rig, ref, _ = walk
+    moved = rig.copy()
+    moved.fcurve("hips", "location")[:, 0] += 0.03  # the whole robot 3 cm to the right
+    assert verify_rig(moved, ref).check("balance").passed
+
+
+def test_balance_fails_an_upper_body_off_the_hips(walk):
+    """More forward lean, kept for the whole walk and within the tilt limit: no joint separates and
+    the CoM stays over the (long) feet, but the upper body is beyond what the normal walk does."""
+    rig, ref, _ = walk
+    for extra_deg, passes in ((3.0, True), (10.0, False)):
+        lean = rig.copy()
+        lean.fcurve("torso", "rotation_euler")[:, 0] -= math.radians(extra_deg)
+        v = verify_rig(lean, ref)
+        c = v.check("balance")
+        assert c.passed is passes, extra_deg
+        assert v.check("joint_limits").passed  # within the +-20 deg tilt
+        if not passes:
+            assert c.where["runs"] == [] and "detached" not in c.where and c.unit == "m off the hips"
+            assert c.value == c.where["upper_body"]["value"] > LIMITS["upper_body_offset_m"]
+
+
+def test_upper_body_thresholds_hold_for_normal_walks():
+    """The derivation in verify.py, on a sample (the docstring's figure covers 9,000 walks): no normal
+    walk separates a joint, and none has its upper body within 1.5 cm of the limit."""
+    worst_sep, worst_offset = 0.0, 0.0
+    for seed in range(3):
+        for index in range(30):
+            rig, _, gait, facts = build_robot(np.random.default_rng(np.random.SeedSequence([seed, index, 0])))
+            pose = rig.pose_matrices()
+            worst_sep = max(worst_sep, float(joint_separations(rig, pose).max()))
+            worst_offset = max(worst_offset, float(upper_body_offsets(rig, pose).max()))
+    assert worst_sep == 0.0 < LIMITS["joint_separation_m"]
+    assert 0.01 < worst_offset < LIMITS["upper_body_offset_m"] - 0.015
 
 
 def test_balance_lean(walk):
@@ -172,3 +227,24 @@ def test_failed_checks_say_where_and_by_how_much(walk):
     for c in v.checks:
         if not c.passed:
             assert c.value is not None and c.limit and c.message and c.where
+
+
+BONES = ("torso", "arm.L", "arm.R", "thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R")
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(bone=st.sampled_from(BONES), frame=st.integers(0, 59), scale=st.sampled_from([1e-3, 1e-2, 1.0, 1e3, 1e150, 1e300]),
+       direction=st.tuples(*[st.floats(-1.0, 1.0, allow_nan=False)] * 3))
+def test_any_translation_of_a_jointed_bone_is_judged(bone, frame, scale, direction):
+    """Hostile keys: a bone moved off its joint by any finite amount, up to overflow. The verifier
+    never raises, and balance fails exactly when the move exceeds the separation limit."""
+    rig, ref, _ = normal_robot()
+    move = np.array(direction) * scale
+    moved = rig.copy()
+    moved.fcurve(bone, "location")[frame] += move
+    v = verify_rig(moved, ref)
+    distance = float(np.linalg.norm(move)) if np.all(np.isfinite(move * move)) else math.inf
+    if distance > 1.001 * LIMITS["joint_separation_m"]:
+        assert not v.passed and any(d["bone"] == bone for d in v.check("balance").where["detached"])
+    elif distance < 0.999 * LIMITS["joint_separation_m"]:
+        assert "detached" not in v.check("balance").where

@@ -2,7 +2,11 @@
 
 The reference benchmark's first run found one: straightening the upper body only on the frames the
 balance check flagged. Motion continuity (a snap of >= 15 deg in one frame) and the +-20 deg
-upper-body limit close it; both variants are tested on every balance episode.
+upper-body limit close it; both variants are tested on every balance episode. Its other half, a
+slide undone only around the flagged frames with a smooth blend, passed all seven checks on every
+slide episode until balance bounded the upper body's offset from the hips and every joint's
+separation (verify.check_balance); those tests run on every slide episode, and a lean scaled down
+to the tilt limit on every lean episode.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ def tasks_with(bench, kind, variant=None):
 
 
 def flagged_balance_frames(task, tmp_path) -> list[int]:
-    return noop_verdict(task, tmp_path).check("balance").where["frames"]
+    """The frames of the CoM runs: what the reference's balance check flagged, and its model targeted."""
+    return [f for a, b in noop_verdict(task, tmp_path).check("balance").where["runs"] for f in range(a, b + 1)]
 
 
 def test_straightening_only_flagged_frames_snaps_and_is_caught(gait_bench, tmp_path):
@@ -86,6 +91,80 @@ def test_sliding_back_only_on_flagged_frames_is_caught(gait_bench, tmp_path):
         program = f"rig.fcurve('torso', 'location')[{frames!r}, 0] = 0.0\n"
         v = attempt(task, tmp_path, program)
         assert not v.passed and "motion_continuity" in v.errors, (task.id, v.errors)
+
+
+def _other_defects_restored(task, channel: str) -> str:
+    """The oracle's lines for everything but the torso's `channel`: the other planted defects fixed."""
+    return "\n".join(line for line in task.hidden["oracle_fix"].splitlines()
+                     if f"rig.fcurve('torso', {channel!r})" not in line) + "\n"
+
+
+SMOOTH_RESTORE = """\
+import numpy as np
+keys = rig.fcurve('torso', 'location')[:, 0]
+w = np.zeros(rig.frame_count)
+for f in {frames!r}:
+    for d in range(-{blend}, {blend} + 1):
+        if 0 <= f + d < rig.frame_count:
+            w[f + d] = max(w[f + d], 0.5 + 0.5 * np.cos(np.pi * d / ({blend} + 1)))
+keys *= 1 - w
+"""
+
+
+@pytest.mark.parametrize("blend", [pytest.param(4, marks=pytest.mark.slow), pytest.param(5, marks=pytest.mark.slow), 6])
+def test_smoothed_local_restore_of_a_slide_is_caught(gait_bench, tmp_path, blend):
+    """The found half of the balance loophole: the slide undone on the flagged frames with a smooth
+    blend, the torso left 0.18-0.26 m off the hips elsewhere. With a 6-frame blend nothing but the
+    upper-body rules fails (the CoM rule and the six other checks pass: the old verifier's PASS)."""
+    tasks = tasks_with(gait_bench, "balance", "slide")
+    assert tasks
+    for task in tasks:
+        slide = next(d for d in task.hidden["defects"] if d["kind"] == "balance")
+        program = _other_defects_restored(task, "location") + SMOOTH_RESTORE.format(
+            frames=flagged_balance_frames(task, tmp_path), blend=blend)
+        v = attempt(task, tmp_path, program)
+        assert not v.passed and "balance" in v.errors, (task.id, v.errors)
+        balance = v.check("balance")
+        (torso,) = [d for d in balance.where["detached"] if d["bone"] == "torso"]
+        assert torso["value"] == pytest.approx(slide["magnitude"], abs=1e-6) and slide["magnitude"] >= 0.18
+        assert balance.where["upper_body"]["value"] > 0.15
+        if blend == 6:
+            assert v.errors == ["balance"] and balance.where["runs"] == [], (task.id, v.errors)
+
+
+HIDE_THE_SLIDE = {
+    # the legs slid under the slid upper body, so the feet carry the CoM again
+    "legs_under": "for leg in 'LR':\n    rig.fcurve('thigh.' + leg, 'location')[:, 0] += rig.fcurve('torso', 'location')[:, 0]\n",
+    # the slide kept, the upper body leaned back towards the hips within the +-20 deg tilt limit
+    "counter_lean": "import numpy as np\nslide = rig.fcurve('torso', 'location')[:, 0]\n"
+                    "rig.fcurve('torso', 'rotation_euler')[:, 2] += np.radians(19.0) * slide / np.abs(slide).max()\n",
+}
+
+
+@pytest.mark.parametrize("trick", sorted(HIDE_THE_SLIDE))
+def test_hiding_a_slide_instead_of_undoing_it_is_caught(gait_bench, tmp_path, trick):
+    for task in tasks_with(gait_bench, "balance", "slide"):
+        v = attempt(task, tmp_path, _other_defects_restored(task, "location") + HIDE_THE_SLIDE[trick])
+        assert not v.passed and "balance" in v.errors, (task.id, v.errors)
+        detached = {d["bone"] for d in v.check("balance").where["detached"]}
+        assert "torso" in detached and (trick != "legs_under" or {"thigh.L", "thigh.R"} <= detached)
+
+
+def test_scaling_a_lean_down_to_the_tilt_limit_is_caught(gait_bench, tmp_path):
+    """The lean kept at 19 deg, smoothly (no snap, within the +-20 deg tilt): the clamp the repair
+    strategies call a symptom fix. The CoM rule alone missed it where the feet still carried the CoM."""
+    missed_by_the_com_rule = []
+    for task in tasks_with(gait_bench, "balance", "lean"):
+        program = _other_defects_restored(task, "rotation_euler") + (
+            "import numpy as np\nlean = rig.fcurve('torso', 'rotation_euler')[:, 2]\n"
+            "lean *= np.radians(19.0) / np.abs(lean).max()\n")
+        v = attempt(task, tmp_path, program)
+        assert not v.passed and v.check("joint_limits").passed, (task.id, v.errors)
+        balance = v.check("balance")
+        assert balance.where["upper_body"]["value"] > 0.08, task.id
+        if balance.where["runs"] == []:
+            missed_by_the_com_rule.append(task.id)
+    assert missed_by_the_com_rule  # at least one episode the upper-body rule alone closes (ep02 at seed 0)
 
 
 def test_clamping_the_knee_to_its_limit_is_caught(gait_bench, tmp_path):

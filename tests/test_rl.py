@@ -23,12 +23,34 @@ def test_group_rollout_gives_group_relative_advantages(small_bench):
         group = group_rollouts("gait", task=task.id, chat=lambda m: policy.complete(m)[0], group_size=4,
                                bench=small_bench, level="L2")
     returns = [t.ret for t in group.trajectories]
-    assert returns == [1.0, 0.0, 1.0, 0.0]
-    assert [len(t.rewards) for t in group.trajectories] == [1, 3, 2, 3]
+    late = group.trajectories[0].return_rule.of([0.0, 1.0])
+    assert returns == [1.0, 0.0, late, 0.0] and 0.0 < late < 1.0  # a solve in round 2 is worth less
+    assert [t.attempt_rewards for t in group.trajectories] == [[1.0], [0.0] * 3, [0.0, 1.0], [0.0] * 3]
+    assert [sum(t.rewards) for t in group.trajectories] == pytest.approx(returns)
     assert [t.solved for t in group.trajectories] == [True, False, True, False]
-    assert group.advantages == pytest.approx([1.0, -1.0, 1.0, -1.0], abs=1e-5)
+    adv = group.advantages
+    assert adv == pytest.approx(group_advantages(returns)) and adv[0] > adv[2] > adv[1] == adv[3]
     assert group.trajectories[2].messages[0]["content"].startswith(group.trajectories[0].messages[0]["content"][:200])
 
 
 def test_advantages_of_a_uniform_group_are_zero():
     assert group_advantages([1.0, 1.0, 1.0]) == [0.0, 0.0, 0.0]
+
+
+def test_a_group_cannot_farm_audit_by_crashing_after_a_capped_attempt():
+    """The found farm as a GRPO group: control dropped then two crashes (the old return 1.5) against
+    the reference on the first attempt (1.0): the farm now returns 0.5 and gets the lower advantage."""
+    from simreflect.suites.audit.cards import REFERENCE_FILE, tasks_dir
+
+    reference = (tasks_dir() / "ca-grokking-c1" / REFERENCE_FILE).read_text()
+    dropped = reference.replace('"positive_control":', '"control_dropped":')
+    answers = [dropped, "raise SystemExit(1)\n", "import no_such_module\n", reference]
+    replies = [{"content": json.dumps({"diagnosis": "-", "script": a})} for a in answers]
+    with ScriptedLLMServer(replies) as server:
+        policy = LLMAgent(LLMConfig(model="policy", base_url=server.base_url, structured=False))
+        group = group_rollouts("audit", task="ca-grokking-c1", chat=lambda m: policy.complete(m)[0], group_size=2,
+                               level="L2")
+    farm, solve = group.trajectories
+    assert farm.attempt_rewards == [0.5, 0.0, 0.0] and farm.ret == 0.5
+    assert solve.attempt_rewards == [1.0] and solve.ret == 1.0 and solve.solved
+    assert group.advantages[1] > group.advantages[0]

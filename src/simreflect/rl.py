@@ -7,6 +7,10 @@
 `chat(messages) -> str` is any function that asks the policy: an OpenAI-compatible endpoint
 (e.g. vLLM serving the policy being trained) through `simreflect.agents.llm.LLMAgent.complete`,
 or a local model's generate.
+
+A trajectory's return is the discounted best of its attempts' own rewards (core/returns.py), never
+their sum: no trajectory returns more than a solve on the first attempt, so within a group none
+gets a higher advantage than a first-attempt solve.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 from simreflect.agents.parse import parse_answer
 from simreflect.core.env import RepairEnv
+from simreflect.core.returns import ReturnRule
 
 Chat = Callable[[list[dict[str, str]]], str]
 
@@ -25,13 +30,16 @@ Chat = Callable[[list[dict[str, str]]], str]
 @dataclass
 class Trajectory:
     task: str
+    return_rule: ReturnRule  # how the attempts' rewards make the return (the environment's rule)
     messages: list[dict[str, str]] = field(default_factory=list)  # the whole multi-turn chat
-    rewards: list[float] = field(default_factory=list)
+    attempt_rewards: list[float] = field(default_factory=list)  # each attempt's own reward
+    rewards: list[float] = field(default_factory=list)  # the environment's step rewards: they sum to `ret`
     solved: bool = False
 
     @property
     def ret(self) -> float:
-        return float(sum(self.rewards))
+        """The episode return: the discounted best attempt."""
+        return self.return_rule.of(self.attempt_rewards)
 
 
 @dataclass
@@ -43,7 +51,7 @@ class Group:
 def rollout(env: RepairEnv, chat: Chat, task: str | None = None, seed: int | None = None) -> Trajectory:
     """One multi-turn episode: the policy answers, its program is run and verified, until done."""
     obs, info = env.reset(seed=seed, options={"task": task} if task else None)
-    traj = Trajectory(task=info["task"], messages=[{"role": "user", "content": obs}])
+    traj = Trajectory(task=info["task"], return_rule=env.returns, messages=[{"role": "user", "content": obs}])
     while True:
         answer = chat(traj.messages)
         traj.messages.append({"role": "assistant", "content": answer})
@@ -51,6 +59,7 @@ def rollout(env: RepairEnv, chat: Chat, task: str | None = None, seed: int | Non
         program = parsed.program if parsed.program is not None else "raise SystemExit('no program in the answer')\n"
         obs, reward, terminated, truncated, info = env.step(program)
         traj.rewards.append(reward)
+        traj.attempt_rewards.append(info["attempt_reward"])
         if terminated or truncated:
             traj.solved = bool(info["passed"])
             return traj
@@ -58,7 +67,10 @@ def rollout(env: RepairEnv, chat: Chat, task: str | None = None, seed: int | Non
 
 
 def group_advantages(returns: list[float], eps: float = 1e-6) -> list[float]:
-    """GRPO's group-relative advantages: (return - group mean) / (group std + eps)."""
+    """GRPO's group-relative advantages: (return - group mean) / (group std + eps).
+
+    Increasing in the return, so the ordering of the returns is kept: with returns from
+    `Trajectory.ret`, no trajectory gets a higher advantage than a first-attempt solve."""
     r = np.asarray(returns, dtype=float)
     return ((r - r.mean()) / (r.std() + eps)).tolist()
 

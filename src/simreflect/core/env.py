@@ -6,6 +6,12 @@ step(program) runs the program on the current workspace in its own process, veri
 (observation, reward, terminated, truncated, info): terminated when the artefact passes, truncated
 when the budget of rounds is spent. Actions and observations are text; the character set admits
 any program.
+
+Rewards (core/returns.py, docs/rl.md): an attempt earns its own verdict's reward, `info["attempt_reward"]`
+(a program that did not run earns the suite's crash reward, a rejected artefact its invalid verdict's
+reward); the episode return is the discounted best of those, `info["episode_return"]`; the reward
+step() returns is the change of that return, so the sum of step rewards is the episode return and
+no sequence of attempts sums to more than a solve on the first attempt.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from gymnasium import spaces
 
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
+from simreflect.core.returns import ReturnRule, budget_discount
 from simreflect.core.selection import select_ids
 from simreflect.run.episode import round_feedback, system_prompt
 
@@ -33,9 +40,10 @@ class RepairEnv(gym.Env):
 
     def __init__(self, suite: str = "gait", bench: str | Path | None = None, level: str = "L2",
                  budget: int | None = None, timeout_s: float = 60.0, bench_seed: int = 0,
-                 tasks: str | list[str] | tuple[str, ...] = ()):
+                 tasks: str | list[str] | tuple[str, ...] = (), discount: float | None = None):
         """`tasks`: ids or glob patterns (a list, or one comma-separated string) of the tasks
-        reset() samples from, e.g. a training split "statics_*,dynamics_*" (default: all)."""
+        reset() samples from, e.g. a training split "statics_*,dynamics_*" (default: all).
+        `discount`: gamma of the episode return (default: from the budget, `budget_discount`)."""
         self.suite = get_suite(suite)
         self.bench = Path(bench) if bench is not None else default_bench(suite, bench_seed)
         every = self.suite.load_tasks(self.bench)
@@ -45,12 +53,15 @@ class RepairEnv(gym.Env):
         self.level = EvidenceLevel.parse(level)
         self.budget = budget or self.suite.default_budget
         self.timeout_s = timeout_s
+        self.returns = ReturnRule(floor=float(self.suite.crash_reward),
+                                  discount=budget_discount(self.budget) if discount is None else float(discount))
         self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         self.action_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._task = None
         self._state: Path | None = None
         self._round = 0
+        self._attempt_rewards: list[float] = []
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
@@ -69,6 +80,7 @@ class RepairEnv(gym.Env):
         self.suite.prepare_workspace(self._task, self._state)
         self._verdict = self.suite.verify(self._task, self._state)
         self._round = 0
+        self._attempt_rewards = []
         self._system = system_prompt(self.suite, self._task, self.level)
         report = self.suite.observe(self._task, self._verdict, self.level)
         obs = self._system + "\n\n" + round_feedback(1, self.budget, None, report)
@@ -84,22 +96,30 @@ class RepairEnv(gym.Env):
         shutil.copytree(self._state, work)
         result = self.suite.run_program(self._task, str(action), work, self.timeout_s)
         record: dict[str, Any] = {"program": result.to_dict(), "error": "", "rejected": False}
+        attempt_reward = float(self.suite.crash_reward)
         if result.ok:
             verdict = self.suite.verify(self._task, work)
+            attempt_reward = float(verdict.reward)
             if verdict.invalid:
                 record["rejected"] = True
             else:
                 self._state, self._verdict = work, verdict
+        before = self.returns.of(self._attempt_rewards)
+        self._attempt_rewards.append(attempt_reward)
+        reward = self.returns.of(self._attempt_rewards) - before
         terminated = self._verdict.passed
         truncated = not terminated and self._round >= self.budget
-        reward = float(self._verdict.reward)
         report = self.suite.observe(self._task, self._verdict, self.level)
         obs = round_feedback(self._round + 1, self.budget, record, report)
         return obs, reward, terminated, truncated, self._info(result)
 
     def _info(self, result) -> dict[str, Any]:
+        """`errors`, `passed` and `score` describe the workspace as the last accepted round left it;
+        `attempt_reward` is the latest attempt's own reward (None before the first)."""
         return {"task": self._task.id, "round": self._round, "budget": self.budget, "level": f"L{int(self.level)}",
                 "errors": self._verdict.errors, "passed": self._verdict.passed, "score": self._verdict.score,
+                "attempt_reward": self._attempt_rewards[-1] if self._attempt_rewards else None,
+                "episode_return": self.returns.of(self._attempt_rewards),
                 # wall time is left out so that the same seed and action give the same info
                 "program": None if result is None else {k: v for k, v in result.to_dict().items() if k != "seconds"}}
 

@@ -31,6 +31,9 @@ class Suite(ABC):
     #: Keys of a verdict's diagnostics that describe the run rather than judge it (wall time, raw
     #: output): `rescore` does not expect them to repeat. Everything else in a verdict must.
     volatile_diagnostics: tuple[str, ...] = ()
+    #: The reward of an attempt whose program did not run to the end (a crash, a timeout, no
+    #: program): the suite's lowest reward, and the floor of an episode's return (core/returns.py).
+    crash_reward: float = 0.0
 
     @abstractmethod
     def load_tasks(self, root: Path) -> list[Task]:

@@ -124,13 +124,14 @@ def defect_kinds(verdict: Verdict) -> set[str]:
 
 
 def primary_failures(verdict: Verdict) -> set[str]:
-    """The defect kinds whose defining check fails (leak: weight audit; balance: balance; knee: a knee limit)."""
+    """The defect kinds whose defining check fails (leak: weight audit; balance: the CoM outside the
+    feet; knee: a knee limit)."""
     out = set()
     by_name = {c.name: c for c in verdict.checks}
     if "weight_audit" in by_name and not by_name["weight_audit"].passed:
         out.add("leak")
-    if "balance" in by_name and not by_name["balance"].passed:
-        out.add("balance")
+    if "balance" in by_name and not by_name["balance"].passed and by_name["balance"].where.get("runs"):
+        out.add("balance")  # the reference's balance defect: leans or slides until the CoM leaves the feet
     jl = by_name.get("joint_limits")
     if jl is not None and not jl.passed:
         if any(v["bone"].startswith("shin.") and v["channel"].endswith(".X") for v in jl.where.get("violations", [])):

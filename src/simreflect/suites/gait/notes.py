@@ -27,7 +27,10 @@ VERIFIER = f"""\
 - face_stretch: a face's area is > {LIMITS['face_stretch_max']:g}x or < {LIMITS['face_stretch_min']:g}x its rest-pose area
 - weight_audit: a vertex carries weight on two bones that are not parent/child, or on no bone at all
 - balance: the centre of mass's ground projection is > {LIMITS['balance_margin_m'] * 100:g} cm outside the support polygon
-  (vertices within {LIMITS['contact_height_m'] * 100:g} cm of the floor) for {LIMITS['balance_frames']}+ consecutive frames
+  (vertices within {LIMITS['contact_height_m'] * 100:g} cm of the floor) for {LIMITS['balance_frames']}+ consecutive frames; or, on any frame,
+  the upper body (torso, head, arms) has its centre of mass > {LIMITS['upper_body_offset_m'] * 100:g} cm (horizontally) from its joint on
+  the hips, more than the normal walk's lean and arm swing ever put it; or any bone's head is > {LIMITS['joint_separation_m'] * 100:g} cm
+  from its joint on its parent (the normal walk translates no bone but the hips)
 - ground_penetration: any vertex more than {LIMITS['penetration_m'] * 100:g} cm below the floor (z = 0)
 - motion_continuity: a bone's own rotation channel changes by >= {LIMITS['jump_rotation_deg']:g} deg, or its location by
   >= {LIMITS['jump_location_m'] * 100:g} cm, in its frame-to-frame second difference

@@ -12,7 +12,8 @@ from simreflect.suites.gait.verify import verify_rig
 def fall_frame(ep: Episode) -> int | None:
     """First frame of the first failing balance run, or None when the broken walk keeps its balance."""
     balance = verify_rig(ep.rig, ep.reference).check("balance")
-    return None if balance.passed else int(balance.where["first_frame"])
+    first = None if balance.passed else balance.where.get("first_frame")  # absent when only a joint separates
+    return None if first is None else int(first)
 
 
 def episode_picture(ep: Episode, path: Path) -> int:

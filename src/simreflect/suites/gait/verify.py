@@ -37,6 +37,8 @@ LIMITS = {
     "face_stretch_min": 0.4,
     "balance_margin_m": 0.05,  # CoM ground projection this far outside the support polygon ...
     "balance_frames": 6,  # ... for this many consecutive frames is an error
+    "upper_body_offset_m": 0.05,  # upper-body CoM this far (horizontally) from its joint on the hips, any frame
+    "joint_separation_m": 0.01,  # any bone's head this far from its joint on its parent, any frame
     "contact_height_m": 0.01,  # vertices at or below this height touch the ground
     "penetration_m": 0.02,  # any vertex deeper than this below the floor
     "jump_rotation_deg": 15.0,  # second difference of a bone's own rotation channel
@@ -318,36 +320,148 @@ def support_distances(ev: Evaluation) -> np.ndarray:
     return out
 
 
+def joint_separations(rig: Rig, pose: np.ndarray) -> np.ndarray:
+    """(frames, bones): how far each bone's head is, in world space, from its joint on its parent
+    (where the parent's pose puts it); 0 for the root, whose travel is the walk. `pose`:
+    rig.pose_matrices().
+
+    The normal walk keys a translation on no bone but the root, so a body that holds together
+    separates nowhere: over 9,000 normal walks (the 30 episodes of master seeds 0-99, regenerations
+    0-2 each) the largest separation is 0.0 m exactly. LIMITS["joint_separation_m"] puts a 1 cm
+    margin on that: room for float rounding (a Blender round trip keeps keys as float32) and for keys
+    a repair computes, and 18x below the smallest planted slide (0.18 m).
+    """
+    out = np.zeros((rig.frame_count, len(rig.bones)))
+    for i in range(1, len(rig.bones)):
+        out[:, i] = np.linalg.norm(pose[:, i, :3, 3] - _joint(rig, pose, i), axis=1)
+    return out
+
+
+def _joint(rig: Rig, pose: np.ndarray, bone: int) -> np.ndarray:
+    """(frames, 3): where bone `bone`'s head belongs on its parent at every frame."""
+    p = rig.parent_index[bone]
+    return (pose[:, p] @ (np.linalg.inv(rig.rest_matrices[p]) @ rig.rest_matrices[bone]))[:, :3, 3]
+
+
+def upper_body_offsets(rig: Rig, pose: np.ndarray) -> np.ndarray:
+    """(frames,): horizontal distance from the torso's joint on the hips to the upper body's centre
+    of mass (the parts of the torso and of the bones below it, each moved rigidly by its own bone,
+    so vertex weights do not enter: the weight audit judges those). `pose`: rig.pose_matrices().
+
+    The normal walk's upper body leans 2-5 deg forward and swings its arms: over the same 9,000
+    normal walks as `joint_separations` the largest offset on any frame is 0.0315 m (the 99th
+    percentile of the walks' maxima 0.0287 m, their median 0.0199 m). LIMITS["upper_body_offset_m"]
+    = 5 cm keeps a margin of 1.85 cm (59%) above that maximum: a sideways lean of 9-10 deg, or 5 deg
+    more forward lean than the walk's own, reaches it; the planted defects (38-50 deg, 0.18-0.26 m)
+    are 4x beyond it. (Measured by building each walk with robot.build_robot from
+    SeedSequence([seed, episode, regeneration]), as episodes.build_episode does.)
+    """
+    torso = rig.bone_index("torso")
+    upper = {i for i, name in enumerate(rig.bone_names) if "torso" in rig.ancestors(name)}
+    parts = [p for p in rig.parts if rig.bone_index(p.bone) in upper]
+    deform = pose @ np.linalg.inv(rig.rest_matrices)
+    masses = np.array([p.mass for p in parts])
+    centres = [np.append(rig.rest_vertices[p.start:p.stop].mean(axis=0), 1.0) for p in parts]
+    moved = np.stack([deform[:, rig.bone_index(p.bone)] @ c for p, c in zip(parts, centres)], axis=1)[..., :3]
+    com = np.einsum("p,fpi->fi", masses, moved) / masses.sum()
+    return np.linalg.norm((com - _joint(rig, pose, torso))[:, :2], axis=1)
+
+
+def _over(values: np.ndarray, limit: float) -> dict[str, Any] | None:
+    """Frames of `values` above `limit`, the worst frame and value (None when none is above). A value
+    that is not a number (a rig keyed out to overflow) counts as infinitely far."""
+    values = np.where(np.isnan(values), np.inf, values)
+    frames = np.flatnonzero(values > limit)
+    if not frames.size:
+        return None
+    f = int(np.argmax(values))
+    return {"frames": frames.tolist(), "worst_frame": f, "value": float(values[f])}
+
+
+def _per_frame_cm(values: np.ndarray, frames: list[int]) -> str:
+    return ", ".join(f"{f}:{values[f] * 100:.1f}cm" for f in frames[:30])
+
+
 def check_balance(ev: Evaluation) -> Check:
+    """The centre of mass over the feet, the upper body over the hips, every bone on its joint.
+
+    The first rule is the reference's (CoM > margin outside the support polygon for
+    `balance_frames` consecutive frames). Alone it let an upper body slid off the hips pass when it
+    was restored only around the frames the rule flagged (a 6-frame smooth blend): double support
+    widens the polygon and splits the runs, so the torso stayed 0.19-0.26 m off the hips on the
+    other frames, on every slide episode. The second rule bounds how far the upper body's centre of
+    mass is from its joint on the hips on any frame, by what the normal walk does
+    (`upper_body_offsets`); the third fails any bone off its joint (`joint_separations`), so a
+    slid upper body cannot be hidden by sliding the legs under it either. Balance is extended rather
+    than an eighth check added: the verifier keeps the reference's seven checks, a slide or lean is
+    the balance defect, and restoring the upper body is its repair.
+    """
+    rig = ev.rig
     dist = support_distances(ev)
     margin, need = LIMITS["balance_margin_m"], LIMITS["balance_frames"]
-    outside = dist > margin
-    runs = [r for r in _runs(outside) if r[1] - r[0] + 1 >= need]
-    limit = f"CoM <= {margin * 100:g} cm outside the support polygon, or for fewer than {need} consecutive frames"
+    runs = [r for r in _runs(dist > margin) if r[1] - r[0] + 1 >= need]
+    upper = upper_body_offsets(rig, ev.pose)
+    off_hips = _over(upper, LIMITS["upper_body_offset_m"])
+    sep = joint_separations(rig, ev.pose)
+    detached = []
+    for b in range(1, len(rig.bones)):
+        over = _over(sep[:, b], LIMITS["joint_separation_m"])
+        if over is not None:
+            detached.append({"bone": rig.bone_names[b], "joint_on": rig.bone_names[rig.parent_index[b]], **over})
+    limit = (f"CoM <= {margin * 100:g} cm outside the support polygon, or for fewer than {need} consecutive frames; "
+             f"upper-body CoM within {LIMITS['upper_body_offset_m'] * 100:g} cm of its joint on the hips; "
+             f"every bone within {LIMITS['joint_separation_m'] * 100:g} cm of its joint")
     finite = np.where(np.isfinite(dist), dist, np.nan)
     worst_val = float(np.nanmax(finite)) if np.isfinite(finite).any() else None
-    if not runs:
+    if not runs and off_hips is None and not detached:
         return Check("balance", True, worst_val, limit, "m outside")
-    frames = [f for a, b in runs for f in range(a, b + 1)]
-    no_contact = [f for f in frames if not np.isfinite(dist[f])]
-    in_runs = np.array([dist[f] if np.isfinite(dist[f]) else -1 for f in frames])
-    worst_frame = frames[int(np.argmax(in_runs))] if len(in_runs) else frames[0]
-    worst = float(dist[worst_frame]) if np.isfinite(dist[worst_frame]) else None
-    run_text = ", ".join(f"{a}-{b} ({b - a + 1} frames)" for a, b in runs)
-    msg = f"the centre of mass is outside the feet on frames {run_text}"
-    if worst is not None:
-        msg += f"; worst {worst * 100:.1f} cm outside at frame {worst_frame}"
-    if no_contact:
-        msg += f"; no vertex touches the ground on frames {_frames_text(no_contact)}"
-    com = ev.com()
-    details = [Detail(2, f"CoM ground projection at frame {worst_frame}: "
-                         f"({com[worst_frame, 0]:+.3f}, {com[worst_frame, 1]:+.3f}) m; distance outside per frame: "
-                         + ", ".join(f"{f}:{'none' if not np.isfinite(dist[f]) else f'{dist[f] * 100:.1f}cm'}"
-                                     for f in frames[:30]))]
-    details += ev.context(worst_frame, ["hips", "torso", "thigh.L", "thigh.R"])
-    return Check("balance", False, worst, limit, "m outside", msg,
-                 {"frames": frames, "runs": [list(r) for r in runs], "worst_frame": worst_frame,
-                  "first_frame": runs[0][0]}, tuple(details))
+    messages: list[str] = []
+    details: list[Detail] = []
+    where: dict[str, Any] = {"runs": [list(r) for r in runs]}
+    frames: set[int] = set()
+    found: list[tuple[float | None, int, str]] = []  # (value, frame, unit) of each failed rule, first rule first
+    if runs:
+        in_runs = [f for a, b in runs for f in range(a, b + 1)]
+        frames.update(in_runs)
+        no_contact = [f for f in in_runs if not np.isfinite(dist[f])]
+        worst_frame = max(in_runs, key=lambda f: dist[f] if np.isfinite(dist[f]) else -1.0)
+        worst = float(dist[worst_frame]) if np.isfinite(dist[worst_frame]) else None
+        msg = "the centre of mass is outside the feet on frames " + \
+            ", ".join(f"{a}-{b} ({b - a + 1} frames)" for a, b in runs)
+        if worst is not None:
+            msg += f"; worst {worst * 100:.1f} cm outside at frame {worst_frame}"
+        if no_contact:
+            msg += f"; no vertex touches the ground on frames {_frames_text(no_contact)}"
+        messages.append(msg)
+        com = ev.com()
+        details.append(Detail(2, f"CoM ground projection at frame {worst_frame}: "
+                                 f"({com[worst_frame, 0]:+.3f}, {com[worst_frame, 1]:+.3f}) m; distance outside per "
+                                 "frame: " + ", ".join(f"{f}:{'none' if not np.isfinite(dist[f]) else f'{dist[f] * 100:.1f}cm'}"
+                                                      for f in in_runs[:30])))
+        where["first_frame"] = runs[0][0]
+        found.append((worst, worst_frame, "m outside"))
+    if off_hips is not None:
+        where["upper_body"] = off_hips
+        frames.update(off_hips["frames"])
+        messages.append(f"the upper body's centre of mass is up to {off_hips['value'] * 100:.1f} cm off its joint on the "
+                        f"hips (frame {off_hips['worst_frame']}) on frames {_frames_text(off_hips['frames'])}")
+        details.append(Detail(2, "upper-body CoM, horizontal distance from its joint on the hips per frame: "
+                                 + _per_frame_cm(upper, off_hips["frames"])))
+        found.append((off_hips["value"], off_hips["worst_frame"], "m off the hips"))
+    if detached:
+        where["detached"] = detached
+        for d in detached:
+            frames.update(d["frames"])
+            messages.append(f"{d['bone']} is off its joint on {d['joint_on']} by up to {d['value'] * 100:.1f} cm "
+                            f"(frame {d['worst_frame']}) on frames {_frames_text(d['frames'])}")
+        details.append(Detail(2, "joint separation (bone head to its joint on the parent) per frame:\n" + "\n".join(
+            f"  {d['bone']}: " + _per_frame_cm(sep[:, rig.bone_index(d['bone'])], d["frames"]) for d in detached)))
+        top = max(detached, key=lambda d: d["value"])
+        found.append((top["value"], top["worst_frame"], "m off the joint"))
+    value, worst_frame, unit = found[0]
+    details += ev.context(worst_frame, ["hips", "torso", "thigh.L", "thigh.R"] + [d["bone"] for d in detached])
+    where.update(frames=sorted(frames), worst_frame=worst_frame)
+    return Check("balance", False, value, limit, unit, "; ".join(messages), where, tuple(details))
 
 
 def check_ground_penetration(ev: Evaluation) -> Check:

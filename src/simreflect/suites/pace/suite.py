@@ -63,6 +63,7 @@ class PaceSuite(Suite):
     default_runs = 2  # Pass@2 / Score@2
     default_history = "last+best"
     default_invalid_streak = 3
+    crash_reward = -1.0  # a program that did not run scores -100, as an invalid design does
     default_levels = ("L3",)  # the full diagnostic report, as the PACE protocol gives
     subset_order = ("domain: statics", "domain: kinematics", "domain: dynamics", "domain: granular",
                     "domain: control", "domain: exotic", "stage 1", "stage 2", "stage 3", "stage 4")
