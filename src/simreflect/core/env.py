@@ -10,7 +10,6 @@ any program.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,11 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from simreflect.core.attempt import check_and_verify
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
 from simreflect.core.selection import select_ids
+from simreflect.core.workspace import copy_workspace
 from simreflect.run.episode import round_feedback, system_prompt
 
 MAX_TEXT = 400_000
@@ -81,11 +82,11 @@ class RepairEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset()")
         self._round += 1
         work = self._state.parent / f"round{self._round}"
-        shutil.copytree(self._state, work)
+        copy_workspace(self._state, work)
         result = self.suite.run_program(self._task, str(action), work, self.timeout_s)
         record: dict[str, Any] = {"program": result.to_dict(), "error": "", "rejected": False}
         if result.ok:
-            verdict = self.suite.verify(self._task, work)
+            verdict, _ = check_and_verify(self.suite, self._task, work)  # links, FIFOs, ... are refused
             if verdict.invalid:
                 record["rejected"] = True
             else:

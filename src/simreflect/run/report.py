@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -11,7 +10,10 @@ from typing import Any, Callable
 
 from simreflect.analysis.rows import episode_row
 from simreflect.analysis.summary import summarize, summary_markdown
+from simreflect.core.attempt import HarnessFailure, attempt
+from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
+from simreflect.core.workspace import copy_workspace
 from simreflect.run.runner import RunConfig, _tasks
 from simreflect.run.store import RunStore, episode_key
 
@@ -121,7 +123,8 @@ def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> 
     cfg, key, rounds = args
     config = RunConfig.from_dict(cfg)
     suite = config.suite_instance()
-    task = _tasks(config.suite, config.bench)[key.split("/")[0]]
+    task_id, level = key.split("/")[:2]
+    task = _tasks(config.suite, config.bench)[task_id]
     differences = []
     with tempfile.TemporaryDirectory(prefix="simreflect-rescore-") as tmp:
         state = Path(tmp) / "round0"
@@ -131,23 +134,29 @@ def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> 
             if rec.get("script") is None:
                 continue
             work = Path(tmp) / f"round{rec['round']}"
-            shutil.copytree(state, work)
-            result = suite.run_program(task, rec["script"], work, config.timeout_s)
-            verdict = suite.verify(task, work) if result.ok else current
-            accepted = result.ok and not verdict.invalid
-            score = verdict.score if accepted else None
-            what = _rescore_difference(rec, accepted, verdict, score, suite.volatile_diagnostics)
+            copy_workspace(state, work)
+            outcome = attempt(suite, task, rec["script"], work, config.timeout_s, EvidenceLevel.parse(level))
+            verdict = current if outcome.verdict is None else outcome.verdict
+            score = verdict.score if outcome.accepted else None
+            what = _rescore_difference(rec, outcome.accepted, verdict, score, suite.volatile_diagnostics,
+                                       outcome.harness)
             if what:
                 differences.append(f"{key} round {rec['round']}: {what}")
-            if accepted:
+            if outcome.accepted:
                 state, current = work, verdict
     return differences
 
 
 def _rescore_difference(rec: dict[str, Any], accepted: bool, verdict: Any, score: float | None,
-                        volatile: tuple[str, ...] = ()) -> str:
+                        volatile: tuple[str, ...] = (), harness: HarnessFailure | None = None) -> str:
     """How a round re-run now differs from its record ("" when it does not); diagnostics named in
-    `volatile` (the suite's `volatile_diagnostics`) are not compared."""
+    `volatile` (the suite's `volatile_diagnostics`) are not compared, nor the wording of a harness
+    failure's message (only its step and exception type)."""
+    then_failed = rec.get("harness_error") or {}
+    now_failed = {} if harness is None else harness.to_dict()
+    if (then_failed.get("stage"), then_failed.get("type")) != (now_failed.get("stage"), now_failed.get("type")):
+        return (f"recorded harness failure {then_failed.get('stage')}/{then_failed.get('type')}, now "
+                f"{now_failed.get('stage')}/{now_failed.get('type')}")
     if accepted != bool(rec.get("accepted")) or verdict.errors != rec.get("errors_after"):
         return (f"recorded errors {rec.get('errors_after')} (accepted={rec.get('accepted')}), now {verdict.errors} "
                 f"(accepted={accepted})")
