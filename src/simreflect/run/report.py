@@ -39,8 +39,10 @@ def write_report(run_dir: Path) -> str:
     config, rows = rows_of(run_dir)
     (run_dir / "runs.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     summary = summarize(rows, list(config.levels), config.rounds, get_suite(config.suite).subset_order)
-    _, damaged = RunStore(run_dir).records()
+    read = RunStore(run_dir).read()
+    damaged, upgraded = read.problems, read.upgraded
     summary["damaged_records"] = damaged
+    summary["upgraded_records"] = upgraded
     summary["agent"] = config.agent
     if config.tasks or config.limit:  # a subset's numbers must not pass for the whole benchmark's
         summary["selection"] = {"tasks": list(config.tasks), "limit": config.limit,
@@ -56,6 +58,8 @@ def write_report(run_dir: Path) -> str:
     md = summary_markdown(summary, title)
     if damaged:
         md += "\nDamaged records in the attempt log (ignored): " + "; ".join(damaged) + "\n"
+    if upgraded:
+        md += "\nRecords read after an upgrade: " + "; ".join(upgraded) + "\n"
     trajectories = trajectories_of(run_dir, config, rows)
     if trajectories:
         from simreflect.analysis.tables import analysis_markdown
@@ -101,9 +105,15 @@ def rescore(run_dir: Path, workers: int = 1, progress: Callable[[int, int], None
     Episodes are re-run over `workers` processes; `progress(done, total)` after each."""
     store = RunStore(run_dir)
     config = store.config()
-    episodes = sorted(store.episodes().items())  # the log is parsed once, here
-    args = [(config, key, log.rounds) for key, log in episodes]
-    differences: list[str] = []
+    run_config = RunConfig.from_dict(config)  # a damaged configuration is a StoreError here, not in a worker
+    tasks = _tasks(run_config.suite, run_config.bench)
+    args, differences = [], []
+    for key, log in sorted(store.episodes().items()):  # the log is parsed once, here
+        task_id, level = key.split("/")[:2]
+        if task_id in tasks and level in run_config.levels:
+            args.append((config, key, log.rounds))
+        else:  # a record naming what the run never ran: nothing to re-run it on
+            differences.append(f"{key}: recorded, but the run has no such task and level; not re-run")
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         results = pool.map(_rescore_episode, args) if pool else map(_rescore_episode, args)

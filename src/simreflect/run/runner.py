@@ -13,7 +13,7 @@ from simreflect.core.registry import get_suite
 from simreflect.core.selection import select_ids
 from simreflect.run.agents import make_agent
 from simreflect.run.episode import EpisodeOutcome, run_episode
-from simreflect.run.store import EpisodeLog, RunStore, episode_key
+from simreflect.run.store import EpisodeLog, RunStore, StoreError, episode_key
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,17 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
-        return cls(d["suite"], d["bench"], d["agent"], tuple(d["levels"]), int(d["rounds"]), float(d["timeout_s"]),
-                   dict(d.get("agent_options", {})), str(d.get("method", "vanilla")), dict(d.get("suite_options", {})),
-                   int(d.get("runs", 1)), str(d.get("history", "full")), int(d.get("invalid_streak", 0)),
-                   tuple(d.get("tasks", ())), int(d.get("limit", 0)))
+        """The configuration a run recorded (StoreError when a field it needs is missing or not of its kind)."""
+        try:
+            return cls(str(d["suite"]), str(d["bench"]), str(d["agent"]), tuple(map(str, d["levels"])),
+                       int(d["rounds"]), float(d["timeout_s"]), dict(d.get("agent_options", {})),
+                       str(d.get("method", "vanilla")), dict(d.get("suite_options", {})), int(d.get("runs", 1)),
+                       str(d.get("history", "full")), int(d.get("invalid_streak", 0)), tuple(d.get("tasks", ())),
+                       int(d.get("limit", 0)))
+        except KeyError as e:
+            raise StoreError(f"the run configuration has no {e.args[0]!r}") from None
+        except (TypeError, ValueError) as e:
+            raise StoreError(f"the run configuration is damaged ({e})") from None
 
     def suite_instance(self):
         return get_suite(self.suite).with_options(**self.suite_options)
