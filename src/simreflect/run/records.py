@@ -98,7 +98,7 @@ def check_record(rec: Any) -> CheckedRecord:
     if version > FORMAT:
         return CheckedRecord(None, f"written in store format {version}, newer than this simreflect reads ({FORMAT})")
     kind = rec.get("type")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:
         return CheckedRecord(None, f"unknown record type {_short(kind)}")
     out = dict(rec)
     filled = []
