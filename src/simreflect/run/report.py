@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -12,6 +11,7 @@ from simreflect.analysis.rows import episode_row
 from simreflect.analysis.summary import summarize, summary_markdown
 from simreflect.core.attempt import HarnessFailure, attempt
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.lifetime import worker_pool
 from simreflect.core.registry import get_suite
 from simreflect.core.workspace import copy_workspace
 from simreflect.run.runner import RunConfig, _tasks
@@ -114,7 +114,7 @@ def rescore(run_dir: Path, workers: int = 1, progress: Callable[[int, int], None
             args.append((config, key, log.rounds))
         else:  # a record naming what the run never ran: nothing to re-run it on
             differences.append(f"{key}: recorded, but the run has no such task and level; not re-run")
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    pool = worker_pool(workers) if workers > 1 else None
     try:
         results = pool.map(_rescore_episode, args) if pool else map(_rescore_episode, args)
         for i, found in enumerate(results):

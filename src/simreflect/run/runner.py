@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.lifetime import worker_pool
 from simreflect.core.registry import get_suite
 from simreflect.core.selection import select_ids
 from simreflect.run.agents import make_agent
@@ -141,7 +142,7 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
             if progress:
                 progress(outcomes[-1], done_before + len(outcomes), total)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with worker_pool(workers) as pool:  # a killed run takes its workers (and their sandboxes) with it
             futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv, rep) for t, lv, rep in todo}
             while futures:
                 finished, futures = wait(futures, return_when=FIRST_COMPLETED)
