@@ -236,9 +236,10 @@ class _Walk:
             if not stat.S_ISREG(now.st_mode) or not _same(now, st) or now.st_size != st.st_size:
                 self._problem(f"{_display(parts)} changed while it was read")
                 return
-            out = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                          _copy_mode(st, stat.S_IRUSR | stat.S_IWUSR), dir_fd=dfd)
+            out = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                          dir_fd=dfd)
             try:
+                os.fchmod(out, _copy_mode(st, stat.S_IRUSR | stat.S_IWUSR))  # the mode as it was, not the umask's
                 left = st.st_size  # never more than was counted against the bound
                 while left > 0:
                     sent = os.sendfile(out, src, None, min(left, _COPY_CHUNK))
