@@ -173,6 +173,8 @@ def test_damaged_and_incomplete_records_are_named_with_their_line_and_skipped(on
         13: json.dumps(ROUND | {"round": 3, "verdict": {"diagnostics": []}}).encode(),
         14: json.dumps(ROUND | {"round": 0}).encode(),
         15: json.dumps(ROUND | {"round": 3, "task": None}).encode(),
+        16: json.dumps(ROUND | {"round": 3, "task": "ep01/L2"}).encode(),
+        17: json.dumps(ROUND | {"round": 3, "level": "\ud800"}).encode(),
     }
     lines = [json.dumps(ROUND).encode()] + [bad[n] for n in sorted(bad)]
     _write_lines(tmp_path / "attempts.jsonl", lines)
@@ -182,7 +184,8 @@ def test_damaged_and_incomplete_records_are_named_with_their_line_and_skipped(on
     reasons = "\n".join(read.problems)
     for expected in ("damaged record", "without 'prompt'", "'round' is a str", "newer than this simreflect",
                      "unknown record type 'telemetry'", "chat messages", "'program' has no status",
-                     "'solved' is a str", "'verdict.diagnostics' is a list", "'round' is 0", "'task' is null"):
+                     "'solved' is a str", "'verdict.diagnostics' is a list", "'round' is 0", "'task' is null",
+                     "'task' 'ep01/L2' is not a name", "'level' '\\ud800' is not a name"):
         assert expected in reasons, expected
     # every reader goes on: report, rescore, the viewer, resume
     md = write_report(tmp_path)

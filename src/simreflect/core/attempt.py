@@ -38,8 +38,9 @@ T = TypeVar("T")
 class HarnessFailure:
     """An exception the trusted side raised while handling one attempt's untrusted input.
 
-    `stage` is the step: copy (of the workspace a round starts from), run_program, check (the
-    work directory a program left), verify or observe. The message is kept for the record; what
+    `stage` is the step: agent (reading the model's answer, in the loop), copy (of the workspace a
+    round starts from), run_program, check (the work directory a program left), verify or
+    observe. The message is kept for the record; what
     a model is shown (`describe`) names only the step and the type, since a message from inside
     a verifier may quote what it must keep hidden."""
 
@@ -49,7 +50,10 @@ class HarnessFailure:
 
     @classmethod
     def of(cls, stage: str, error: BaseException) -> HarnessFailure:
-        message = str(error)
+        try:
+            message = str(error)
+        except Exception:  # noqa: BLE001 - an exception whose text cannot be made
+            message = "(no message)"
         if len(message) > MAX_MESSAGE_CHARS:
             message = message[:MAX_MESSAGE_CHARS] + f"... ({len(message)} characters)"
         return cls(stage, type(error).__name__, message)

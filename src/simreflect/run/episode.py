@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from simreflect.agents.base import Action, Agent, InfrastructureError, Observation
-from simreflect.core.attempt import AttemptOutcome, attempt, guarded
+from simreflect.core.attempt import AttemptOutcome, HarnessFailure, attempt, guarded
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
-from simreflect.core.workspace import copy_workspace
+from simreflect.core.workspace import UnsafeWorkspace, copy_workspace
 from simreflect.run.store import EpisodeLog, RunStore
 
 ANSWER_FORMAT = """\
@@ -234,9 +234,11 @@ def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdi
         return (record, *unchanged)
     work = base / f"round{round_no}"
     shutil.rmtree(work, ignore_errors=True)  # a round cut short by a kill starts over
-    _, failure = guarded("copy", copy_workspace, state, work)  # the accepted workspace changed since (degraded mode)
-    outcome = (AttemptOutcome(None, harness=failure) if failure is not None
-               else attempt(suite, task, action.program, work, timeout_s, level))
+    try:
+        copy_workspace(state, work)
+        outcome = attempt(suite, task, action.program, work, timeout_s, level)
+    except UnsafeWorkspace as e:  # the accepted workspace changed since (a lingering process, degraded mode)
+        outcome = AttemptOutcome(None, harness=HarnessFailure.of("copy", e))
     record.update(round_outcome_fields(outcome, before))
     if not outcome.accepted:
         return (record, *unchanged)

@@ -113,7 +113,7 @@ def check_record(rec: Any) -> CheckedRecord:
         problem = _type_problem(f, out[f.name])
         if problem:
             return CheckedRecord(None, f"{kind} record: {f.name!r} {problem}")
-    problem = _SHAPES.get(kind, _no_shape)(out)
+    problem = _identity_problem(out) or _SHAPES.get(kind, _no_shape)(out)
     if problem:
         return CheckedRecord(None, f"{kind} record: {problem}")
     out[FORMAT_KEY] = FORMAT
@@ -162,6 +162,15 @@ def _round_shape(rec: dict[str, Any]) -> str:
     failure = rec["harness_error"]
     if failure is not None and not all(isinstance(failure.get(k), str) for k in ("stage", "type", "message")):
         return "'harness_error' lacks its stage, type or message"
+    return ""
+
+
+def _identity_problem(rec: dict[str, Any]) -> str:
+    """Task and level name an episode (its key joins them with "/") and are printed as they are."""
+    for name in ("task", "level"):
+        value = rec[name]
+        if not value or "/" in value or not value.isprintable():  # surrogates and control characters are not
+            return f"{name!r} {_short(value)} is not a name"
     return ""
 
 
