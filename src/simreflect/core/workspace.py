@@ -122,7 +122,7 @@ class _Walk:
     bytes: int = 0
     entries: int = 0
     stopped: bool = False
-    linked: dict[tuple[int, int], list] = field(default_factory=dict)  # (dev, ino) -> [name, nlink, seen]
+    linked: dict[tuple[int, int], tuple[int, list[str]]] = field(default_factory=dict)  # (dev, ino) -> (nlink, names)
 
     def run(self, src: Path, dst: Path | None) -> WorkspaceScan:
         try:
@@ -140,9 +140,10 @@ class _Walk:
             os.close(sfd)
             if dfd is not None:
                 os.close(dfd)
-        for name, nlink, seen in self.linked.values():
-            if seen < nlink:
-                self._problem(f"hard link {name} (its file has {nlink} links, {nlink - seen} outside the work directory)")
+        for nlink, shown in self.linked.values():
+            for name in shown if len(shown) < nlink else ():
+                self._problem(f"hard link {name} (its file has {nlink} links, {nlink - len(shown)} outside the work "
+                              "directory)")
         return WorkspaceScan(tuple(self.problems), self.files, self.dirs, self.bytes)
 
     def _problem(self, text: str) -> None:
@@ -225,7 +226,7 @@ class _Walk:
             self._stop(f"more than {self.bounds.bytes >> 20} MB of files in the work directory")
             return
         if st.st_nlink > 1:
-            self.linked.setdefault((st.st_dev, st.st_ino), [_display(parts), st.st_nlink, 0])[2] += 1
+            self.linked.setdefault((st.st_dev, st.st_ino), (st.st_nlink, []))[1].append(_display(parts))
         if dfd is not None:
             self._copy_file(sfd, dfd, parts, st)
 
