@@ -103,7 +103,7 @@ def _display(parts: tuple[str, ...]) -> str:
 def _shown(text: str) -> str:
     """A name the program chose, as text safe to show: control characters and undecodable bytes
     escaped, long names cut."""
-    text = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else repr(c)[1:-1] for c in text)
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)  # a lone surrogate is not printable
     return text if len(text) <= _NAME_CHARS else text[:_NAME_CHARS] + "..."
 
 

@@ -34,8 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the agent left the program: never read through a link, from a FIFO, or past a bound
         program = read_workspace_file(args.program.parent, args.program.name, MAX_PROGRAM_BYTES).decode(
             "utf-8", errors="replace")
-    except (OSError, ValueError) as e:  # ValueError: UnsafeWorkspaceFile, or a path that names no file
-        program, verdict = None, Verdict.invalid_artefact(f"no readable program at {args.program}: {e}")
+    except FileNotFoundError:
+        program, verdict = None, Verdict.invalid_artefact(f"no program at {args.program}")
+    except (OSError, ValueError) as e:  # ValueError: UnsafeWorkspaceFile (a link, a FIFO, too large), or no file name
+        program, verdict = None, Verdict.invalid_artefact(f"the program at {args.program} cannot be read: {e}")
     if program is not None:
         with tempfile.TemporaryDirectory(prefix="simreflect-harbor-") as tmp:
             work = Path(tmp) / "work"
