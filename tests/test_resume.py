@@ -65,7 +65,8 @@ def test_sigkill_and_resume(small_bench, tmp_path):
 
 def test_a_torn_last_line_is_ignored_and_reported(tmp_path):
     store = RunStore(tmp_path)
-    store.append({"type": "round", "task": "ep01", "level": "L1", "round": 1})
+    store.append({"type": "round", "task": "ep01", "level": "L1", "round": 1, "program": None,
+                  "prompt": [{"role": "user", "content": "round 1"}]})
     with open(tmp_path / "attempts.jsonl", "ab") as f:
         f.write(b'{"type": "round", "task": "ep01", "lev')  # a writer killed mid-line
     store.append({"type": "end", "task": "ep01", "level": "L1", "solved": False, "rounds": 1})

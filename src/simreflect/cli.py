@@ -212,7 +212,7 @@ def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
                 workers: int = typer.Option(1, "--workers", min=1, help="Episodes re-run in parallel processes.")) -> None:
     """Re-run every recorded program, re-verify, and report any verdict that differs (exit 1 if any)."""
     from simreflect.run.report import rescore
-    from simreflect.run.store import StoreError
+    from simreflect.run.store import RunStore, StoreError
 
     try:
         with Progress(TextColumn("[bold]re-running every recorded program"), BarColumn(), MofNCompleteColumn(),
@@ -225,6 +225,9 @@ def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
         raise typer.Exit(2)
     for d in diffs:
         console.print(d, markup=False)
+    read = RunStore(run_dir).read()
+    for note in read.problems + read.upgraded:  # lines skipped or upgraded: said, never silent
+        console.print(f"note: {note}", markup=False)
     console.print(f"{len(diffs)} difference(s)")
     raise typer.Exit(1 if diffs else 0)
 

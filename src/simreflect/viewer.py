@@ -39,7 +39,8 @@ img.pic { max-width: 360px; border: 1px solid #ddd; }
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Escaped for HTML; a lone surrogate a model wrote (not encodable text) is shown as its escape."""
+    return html.escape(str(text), quote=True).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _page(title: str, body: str) -> str:

@@ -38,6 +38,7 @@ def summarize(rows: list[dict[str, Any]], levels: list[str], budget: int,
             "scripts": scripts,
             "tokens_per_episode": float(np.mean([r["tokens"] for r in done])) if done else 0.0,
             "aux_calls": sum(r.get("aux_calls", 0) for r in done),
+            "harness_errors": sum(r.get("harness_errors", 0) for r in done),
             "flags": _flag_counts(done),
         }
         for s in subset_names:
@@ -77,6 +78,10 @@ def summary_markdown(summary: dict[str, Any], title: str) -> str:
                                          for lv, f in flags.items())]
     if aux:
         lines += ["", "Auxiliary model calls (not attempts): " + ", ".join(f"{lv} {n}" for lv, n in aux.items())]
+    harness = {lv: s["harness_errors"] for lv, s in summary["levels"].items() if s.get("harness_errors")}
+    if harness:
+        lines += ["", "Rounds the harness failed on (an exception on the program or artefact; each cost its round): "
+                  + ", ".join(f"{lv} {n}" for lv, n in harness.items())]
     if summary["subsets"]:
         levels = list(summary["levels"])
         lines += ["", f"Solved within {n_budget} rounds:", "", "Subset | " + " | ".join(levels),

@@ -16,7 +16,6 @@ no sequence of attempts sums to more than a solve on the first attempt.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,13 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from simreflect.core.attempt import attempt
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
 from simreflect.core.returns import ReturnRule, budget_discount
 from simreflect.core.selection import select_ids
-from simreflect.run.episode import round_feedback, system_prompt
+from simreflect.core.workspace import copy_workspace
+from simreflect.run.episode import round_feedback, round_outcome_fields, system_prompt
 
 MAX_TEXT = 400_000
 #: Every Unicode character of the Basic Multilingual Plane except surrogates: any program fits.
@@ -93,17 +94,16 @@ class RepairEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset()")
         self._round += 1
         work = self._state.parent / f"round{self._round}"
-        shutil.copytree(self._state, work)
-        result = self.suite.run_program(self._task, str(action), work, self.timeout_s)
-        record: dict[str, Any] = {"program": result.to_dict(), "error": "", "rejected": False}
+        copy_workspace(self._state, work)
+        # whatever the suite raises on this program or what it left is the attempt's failure, never the trainer's
+        outcome = attempt(self.suite, self._task, str(action), work, self.timeout_s)
+        result = outcome.program
+        record = round_outcome_fields(outcome, self._verdict)  # the loop's own account, so feedback reads alike
         attempt_reward = float(self.suite.crash_reward)
-        if result.ok:
-            verdict = self.suite.verify(self._task, work)
-            attempt_reward = float(verdict.reward)
-            if verdict.invalid:
-                record["rejected"] = True
-            else:
-                self._state, self._verdict = work, verdict
+        if outcome.verdict is not None:
+            attempt_reward = float(outcome.verdict.reward)
+            if outcome.accepted:
+                self._state, self._verdict = work, outcome.verdict
         before = self.returns.of(self._attempt_rewards)
         self._attempt_rewards.append(attempt_reward)
         reward = self.returns.of(self._attempt_rewards) - before
@@ -111,7 +111,9 @@ class RepairEnv(gym.Env):
         truncated = not terminated and self._round >= self.budget
         report = self.suite.observe(self._task, self._verdict, self.level)
         obs = round_feedback(self._round + 1, self.budget, record, report)
-        return obs, reward, terminated, truncated, self._info(result)
+        info = self._info(result)
+        info["harness_error"] = record.get("harness_error")  # the harness failed on this input (None: it did not)
+        return obs, reward, terminated, truncated, info
 
     def _info(self, result) -> dict[str, Any]:
         """`errors`, `passed` and `score` describe the workspace as the last accepted round left it;

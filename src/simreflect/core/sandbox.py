@@ -78,6 +78,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from simreflect.core.lifetime import die_with_parent, prctl_function
 from simreflect.core.program import OutputCapture, ProgramResult, drain, kill_group, pump
 
 SANDBOX_WORKDIR = "/workdir"
@@ -514,8 +515,13 @@ def _memfd(name: str, data: bytes) -> int:
 
 
 def _preexec(rlimits: list[tuple[int, int, int]], cgroup_fds: list[int]):
-    """In the child before exec: join the run's cgroups, then set the rlimits."""
+    """In the child before exec: die with the caller (also without bwrap), join the run's cgroups,
+    then set the rlimits."""
+    parent = os.getpid()
+    prctl_function()  # looked up here, before the fork
+
     def setup() -> None:
+        die_with_parent(parent)
         for fd in cgroup_fds:
             os.write(fd, b"0")  # "0" moves the writing process
         for res, soft, hard in rlimits:

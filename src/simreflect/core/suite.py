@@ -67,6 +67,11 @@ class Suite(ABC):
     def interface_notes(self, level: EvidenceLevel) -> str:
         """The documentation of the program interface, shown to the agent at every level."""
 
+    def refuse(self, reason: str) -> Verdict:
+        """The verdict of an artefact the trusted side will not read (a link in the work directory,
+        an input the harness failed on): invalid, scored as this suite scores any invalid artefact."""
+        return Verdict.invalid_artefact(reason)
+
     def subsets(self, task: Task) -> list[str]:
         """Labels of the reporting subsets a task belongs to (e.g. 'contains leak', '2 defects')."""
         return []

@@ -5,7 +5,10 @@ program -> run in its own process -> verify -> record -> next round or stop.
 
 Rounds build on each other: each round's program runs on a copy of the workspace as the last
 accepted round left it; a program that fails, or leaves an artefact the verifier cannot accept,
-changes nothing. Every round is written to the store before the next one starts, so a killed run
+changes nothing. A work directory is copied as data (`copy_workspace`: no links, no FIFOs, bounded)
+and one holding what the copy refuses is a rejected artefact. Whatever the suite raises while
+handling a round's program or artefact is that round's recorded failure (`harness_error`), never
+the run's end. Every round is written to the store before the next one starts, so a killed run
 resumes exactly where it stopped (a round in flight when the run died is done again).
 """
 
@@ -18,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from simreflect.agents.base import Action, Agent, InfrastructureError, Observation
+from simreflect.core.attempt import AttemptOutcome, HarnessFailure, attempt, guarded
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
+from simreflect.core.workspace import UnsafeWorkspace, copy_workspace
 from simreflect.run.store import EpisodeLog, RunStore
 
 ANSWER_FORMAT = """\
@@ -46,6 +51,10 @@ def system_prompt(suite: Suite, task: Task, level: EvidenceLevel) -> str:
     return "\n".join([suite.instruction(task), suite.interface_notes(level), ANSWER_FORMAT])
 
 
+#: Characters of a rejection's reason shown to the agent.
+MAX_REASON_CHARS = 600
+
+
 def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, report: str) -> str:
     """The user message of a round: what happened to the last program, then the current report."""
     parts = []
@@ -58,7 +67,9 @@ def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, re
             parts.append(f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); nothing it did "
                          "was kept." + (f" Its output ended with:\n{tail}" if tail else ""))
         elif record.get("rejected"):
-            parts.append("Your previous script ran, but the verifier could not accept what it left; nothing it did was kept.")
+            why = str((record.get("verdict") or {}).get("invalid") or "")[:MAX_REASON_CHARS]
+            parts.append("Your previous script ran, but the verifier could not accept what it left"
+                         + (f" ({why})" if why else "") + "; nothing it did was kept.")
         else:
             parts.append("Your previous script ran; the verifier checked what it left.")
     parts.append(f"Round {round_no} of {budget}.")
@@ -96,11 +107,11 @@ def _state_dir(suite: Suite, task: Task, base: Path, log: EpisodeLog, timeout_s:
     for rec in accepted:
         work = base / f"round{rec['round']}"
         shutil.rmtree(work, ignore_errors=True)
-        shutil.copytree(state, work)
-        result = suite.run_program(task, rec["script"], work, timeout_s)
-        if not result.ok:
+        copy_workspace(state, work)
+        outcome = attempt(suite, task, rec["script"], work, timeout_s)
+        if not outcome.accepted:
             raise RuntimeError(f"replaying round {rec['round']} of {task.id} to rebuild its workspace failed: "
-                               f"{result.status} {result.reason}")
+                               f"{_why_not_accepted(outcome)}")
         state = work
     return state
 
@@ -139,10 +150,12 @@ def run_episode(
         return _finish(store, ids, log, "solved", base)
     if _invalid_tail(log.rounds) >= invalid_streak > 0:
         return _finish(store, ids, log, "invalid_streak", base)
+    report = suite.observe(task, verdict, level)
 
-    for round_no in range(len(log.rounds) + 1, budget + 1):
+    # after the last round recorded (a round whose record was damaged and skipped still cost its place)
+    for round_no in range((log.rounds[-1]["round"] if log.rounds else 0) + 1, budget + 1):
         last = log.rounds[-1] if log.rounds else None
-        user = round_feedback(round_no, budget, last, suite.observe(task, verdict, level))
+        user = round_feedback(round_no, budget, last, report)
         shown = _shown_rounds(log.rounds, history)
         chat = [m for rec in shown for m in ({"role": "user", "content": rec["prompt"][-1]["content"]},
                                               {"role": "assistant", "content": rec.get("answer", "")})]
@@ -151,13 +164,19 @@ def run_episode(
                           history=tuple(_summary(r) for r in log.rounds), run=run)
         t0 = time.monotonic()
         try:
-            action = agent.act(obs)
+            # reading a hostile answer must not end the run; an endpoint that is down is not the answer's doing
+            action, failure = guarded("agent", agent.act, obs, let_through=(InfrastructureError,))
         except InfrastructureError as e:
             store.append({"type": "infra_error", **ids, "round": round_no, "error": str(e),
                           "seconds": round(time.monotonic() - t0, 3)})
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
         act_s = time.monotonic() - t0
-        record, new_state, verdict = _play_round(suite, task, base, state, verdict, action, round_no, timeout_s)
+        if failure is not None:
+            action = Action(program=None, error=failure.describe())
+        record, new_state, verdict, report = _play_round(suite, task, base, state, verdict, report, action, round_no,
+                                                         timeout_s, level)
+        if failure is not None:
+            record["harness_error"] = failure.to_dict()
         sent = list(action.messages) if action.messages is not None else list(messages)
         record.update({**ids, "prompt": sent, "answer": action.raw, "diagnosis": action.diagnosis,
                        "usage": action.usage.to_dict(), "method_notes": action.notes,
@@ -202,32 +221,57 @@ def _summary(rec: dict[str, Any]) -> dict[str, Any]:
             "notes": rec.get("method_notes") or {}}  # what a method recorded that round (its state replays from it)
 
 
-def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdict, action: Action,
-                round_no: int, timeout_s: float) -> tuple[dict[str, Any], Path, Verdict]:
+def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdict, report: str, action: Action,
+                round_no: int, timeout_s: float, level: EvidenceLevel) -> tuple[dict[str, Any], Path, Verdict, str]:
+    """One round: (its record, the workspace and verdict and report the next round starts from)."""
     record: dict[str, Any] = {"type": "round", "round": round_no, "script": action.program, "error": action.error,
                               "errors_before": before.errors, "score_before": before.score, "score": None,
                               "program": None, "accepted": False, "rejected": False}
+    unchanged = (state, before, report)
     if action.program is None:
         record.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
         record["error"] = action.error or "no program in the answer"
-        return record, state, before
+        return (record, *unchanged)
     work = base / f"round{round_no}"
     shutil.rmtree(work, ignore_errors=True)  # a round cut short by a kill starts over
-    shutil.copytree(state, work)
-    t0 = time.monotonic()
-    result = suite.run_program(task, action.program, work, timeout_s)
-    record["program"] = result.to_dict()
-    if not result.ok:
-        record.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
-        return record, state, before
-    verdict = suite.verify(task, work)
-    record["verify_seconds"] = round(time.monotonic() - t0 - result.seconds, 4)
-    if verdict.invalid:
-        record.update(rejected=True, errors_after=verdict.errors, passed=False, verdict=verdict.to_dict())
-        return record, state, before
-    record.update(accepted=True, errors_after=verdict.errors, passed=verdict.passed, verdict=verdict.to_dict(),
-                  score=verdict.score)
-    return record, work, verdict
+    try:
+        copy_workspace(state, work)
+        outcome = attempt(suite, task, action.program, work, timeout_s, level)
+    except UnsafeWorkspace as e:  # the accepted workspace changed since (a lingering process, degraded mode)
+        outcome = AttemptOutcome(None, harness=HarnessFailure.of("copy", e))
+    record.update(round_outcome_fields(outcome, before))
+    if not outcome.accepted:
+        return (record, *unchanged)
+    return record, work, outcome.verdict, outcome.report
+
+
+def round_outcome_fields(outcome: AttemptOutcome, before: Verdict) -> dict[str, Any]:
+    """The fields of a round record that say what its attempt came to (`before`: the verdict it
+    started from, which stands when the attempt changed nothing)."""
+    out: dict[str, Any] = {"program": None if outcome.program is None else outcome.program.to_dict()}
+    if outcome.harness is not None:
+        out["harness_error"] = outcome.harness.to_dict()
+    if outcome.verdict is None:  # the program did not run to success, or could not be run
+        if outcome.program is None:
+            out["error"] = outcome.harness.describe()
+        out.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
+        return out
+    out["verify_seconds"] = outcome.verify_seconds
+    verdict = outcome.verdict
+    if not outcome.accepted:
+        out.update(rejected=True, errors_after=verdict.errors, passed=False, verdict=verdict.to_dict())
+        return out
+    out.update(accepted=True, errors_after=verdict.errors, passed=verdict.passed, verdict=verdict.to_dict(),
+               score=verdict.score)
+    return out
+
+
+def _why_not_accepted(outcome: AttemptOutcome) -> str:
+    if outcome.harness is not None:
+        return f"{outcome.harness.describe()}: {outcome.harness.message}"
+    if outcome.verdict is not None:
+        return outcome.verdict.invalid
+    return f"{outcome.program.status}: {outcome.program.reason}"
 
 
 def _finish(store: RunStore, ids: dict[str, Any], log: EpisodeLog, reason: str, base: Path) -> EpisodeOutcome:

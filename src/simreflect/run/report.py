@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
 from simreflect.analysis.rows import episode_row
 from simreflect.analysis.summary import summarize, summary_markdown
+from simreflect.core.attempt import HarnessFailure, attempt
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.lifetime import worker_pool
 from simreflect.core.registry import get_suite
+from simreflect.core.workspace import copy_workspace
 from simreflect.run.runner import RunConfig, _tasks
 from simreflect.run.store import RunStore, episode_key
 
@@ -37,8 +39,10 @@ def write_report(run_dir: Path) -> str:
     config, rows = rows_of(run_dir)
     (run_dir / "runs.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
     summary = summarize(rows, list(config.levels), config.rounds, get_suite(config.suite).subset_order)
-    _, damaged = RunStore(run_dir).records()
+    read = RunStore(run_dir).read()
+    damaged, upgraded = read.problems, read.upgraded
     summary["damaged_records"] = damaged
+    summary["upgraded_records"] = upgraded
     summary["agent"] = config.agent
     if config.tasks or config.limit:  # a subset's numbers must not pass for the whole benchmark's
         summary["selection"] = {"tasks": list(config.tasks), "limit": config.limit,
@@ -54,6 +58,8 @@ def write_report(run_dir: Path) -> str:
     md = summary_markdown(summary, title)
     if damaged:
         md += "\nDamaged records in the attempt log (ignored): " + "; ".join(damaged) + "\n"
+    if upgraded:
+        md += "\nRecords read after an upgrade: " + "; ".join(upgraded) + "\n"
     trajectories = trajectories_of(run_dir, config, rows)
     if trajectories:
         from simreflect.analysis.tables import analysis_markdown
@@ -99,10 +105,16 @@ def rescore(run_dir: Path, workers: int = 1, progress: Callable[[int, int], None
     Episodes are re-run over `workers` processes; `progress(done, total)` after each."""
     store = RunStore(run_dir)
     config = store.config()
-    episodes = sorted(store.episodes().items())  # the log is parsed once, here
-    args = [(config, key, log.rounds) for key, log in episodes]
-    differences: list[str] = []
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    run_config = RunConfig.from_dict(config)  # a damaged configuration is a StoreError here, not in a worker
+    tasks = _tasks(run_config.suite, run_config.bench)
+    args, differences = [], []
+    for key, log in sorted(store.episodes().items()):  # the log is parsed once, here
+        task_id, level = key.split("/")[:2]
+        if task_id in tasks and level in run_config.levels:
+            args.append((config, key, log.rounds))
+        else:  # a record naming what the run never ran: nothing to re-run it on
+            differences.append(f"{key}: recorded, but the run has no such task and level; not re-run")
+    pool = worker_pool(workers) if workers > 1 else None
     try:
         results = pool.map(_rescore_episode, args) if pool else map(_rescore_episode, args)
         for i, found in enumerate(results):
@@ -121,7 +133,8 @@ def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> 
     cfg, key, rounds = args
     config = RunConfig.from_dict(cfg)
     suite = config.suite_instance()
-    task = _tasks(config.suite, config.bench)[key.split("/")[0]]
+    task_id, level = key.split("/")[:2]
+    task = _tasks(config.suite, config.bench)[task_id]
     differences = []
     with tempfile.TemporaryDirectory(prefix="simreflect-rescore-") as tmp:
         state = Path(tmp) / "round0"
@@ -131,23 +144,29 @@ def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> 
             if rec.get("script") is None:
                 continue
             work = Path(tmp) / f"round{rec['round']}"
-            shutil.copytree(state, work)
-            result = suite.run_program(task, rec["script"], work, config.timeout_s)
-            verdict = suite.verify(task, work) if result.ok else current
-            accepted = result.ok and not verdict.invalid
-            score = verdict.score if accepted else None
-            what = _rescore_difference(rec, accepted, verdict, score, suite.volatile_diagnostics)
+            copy_workspace(state, work)
+            outcome = attempt(suite, task, rec["script"], work, config.timeout_s, EvidenceLevel.parse(level))
+            verdict = current if outcome.verdict is None else outcome.verdict
+            score = verdict.score if outcome.accepted else None
+            what = _rescore_difference(rec, outcome.accepted, verdict, score, suite.volatile_diagnostics,
+                                       outcome.harness)
             if what:
                 differences.append(f"{key} round {rec['round']}: {what}")
-            if accepted:
+            if outcome.accepted:
                 state, current = work, verdict
     return differences
 
 
 def _rescore_difference(rec: dict[str, Any], accepted: bool, verdict: Any, score: float | None,
-                        volatile: tuple[str, ...] = ()) -> str:
+                        volatile: tuple[str, ...] = (), harness: HarnessFailure | None = None) -> str:
     """How a round re-run now differs from its record ("" when it does not); diagnostics named in
-    `volatile` (the suite's `volatile_diagnostics`) are not compared."""
+    `volatile` (the suite's `volatile_diagnostics`) are not compared, nor the wording of a harness
+    failure's message (only its step and exception type)."""
+    then_failed = rec.get("harness_error") or {}
+    now_failed = {} if harness is None else harness.to_dict()
+    if (then_failed.get("stage"), then_failed.get("type")) != (now_failed.get("stage"), now_failed.get("type")):
+        return (f"recorded harness failure {then_failed.get('stage')}/{then_failed.get('type')}, now "
+                f"{now_failed.get('stage')}/{now_failed.get('type')}")
     if accepted != bool(rec.get("accepted")) or verdict.errors != rec.get("errors_after"):
         return (f"recorded errors {rec.get('errors_after')} (accepted={rec.get('accepted')}), now {verdict.errors} "
                 f"(accepted={accepted})")

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import shutil
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.lifetime import worker_pool
 from simreflect.core.registry import get_suite
 from simreflect.core.selection import select_ids
 from simreflect.run.agents import make_agent
 from simreflect.run.episode import EpisodeOutcome, run_episode
-from simreflect.run.store import EpisodeLog, RunStore, episode_key
+from simreflect.run.store import EpisodeLog, RunStore, StoreError, episode_key
 
 
 @dataclass(frozen=True)
@@ -46,10 +47,17 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
-        return cls(d["suite"], d["bench"], d["agent"], tuple(d["levels"]), int(d["rounds"]), float(d["timeout_s"]),
-                   dict(d.get("agent_options", {})), str(d.get("method", "vanilla")), dict(d.get("suite_options", {})),
-                   int(d.get("runs", 1)), str(d.get("history", "full")), int(d.get("invalid_streak", 0)),
-                   tuple(d.get("tasks", ())), int(d.get("limit", 0)))
+        """The configuration a run recorded (StoreError when a field it needs is missing or not of its kind)."""
+        try:
+            return cls(str(d["suite"]), str(d["bench"]), str(d["agent"]), tuple(map(str, d["levels"])),
+                       int(d["rounds"]), float(d["timeout_s"]), dict(d.get("agent_options", {})),
+                       str(d.get("method", "vanilla")), dict(d.get("suite_options", {})), int(d.get("runs", 1)),
+                       str(d.get("history", "full")), int(d.get("invalid_streak", 0)), tuple(d.get("tasks", ())),
+                       int(d.get("limit", 0)))
+        except KeyError as e:
+            raise StoreError(f"the run configuration has no {e.args[0]!r}") from None
+        except (TypeError, ValueError) as e:
+            raise StoreError(f"the run configuration is damaged ({e})") from None
 
     def suite_instance(self):
         return get_suite(self.suite).with_options(**self.suite_options)
@@ -134,7 +142,7 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
             if progress:
                 progress(outcomes[-1], done_before + len(outcomes), total)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with worker_pool(workers) as pool:  # a killed run takes its workers (and their sandboxes) with it
             futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv, rep) for t, lv, rep in todo}
             while futures:
                 finished, futures = wait(futures, return_when=FIRST_COMPLETED)

@@ -12,7 +12,10 @@ Layout of a run directory:
     work/            per-episode workspaces of unfinished episodes
 
 A line cut short by a kill is ignored when the log is read (it was never a finished record); a
-damaged line elsewhere is reported, never silently dropped.
+damaged line elsewhere is reported, never silently dropped. Records and config.json carry the
+store's format version (records.py): a record of the legacy format is upgraded as it is read, one
+that is damaged, of a newer format or without a field a reader needs is skipped, and each is
+named with its line number (`read().problems`, `read().upgraded`; the summary lists them).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from simreflect.run.records import FORMAT, FORMAT_KEY, LEGACY_FORMAT, check_record, line_ranges, stamp
 
 ATTEMPTS = "attempts.jsonl"
 CONFIG = "config.json"
@@ -35,6 +40,16 @@ class StoreError(RuntimeError):
 def episode_key(task_id: str, level: str, run: int = 0) -> str:
     """One episode: a task at an evidence level, in one of the run's independent repetitions."""
     return f"{task_id}/{level}" + (f"/run{run}" if run else "")
+
+
+@dataclass(frozen=True)
+class StoreRead:
+    """The attempt log as read: the records the readers may use, the lines skipped (damaged, of a
+    newer format, without a field a reader needs) and the lines read after an upgrade."""
+
+    records: list[dict[str, Any]]
+    problems: list[str]
+    upgraded: list[str]
 
 
 @dataclass
@@ -56,29 +71,41 @@ class RunStore:
         """Create the run, or check that an existing one has the same config. True when resuming."""
         self.dir.mkdir(parents=True, exist_ok=True)
         cfg_path = self.dir / CONFIG
-        canonical = json.dumps(config, sort_keys=True, indent=1)
+        canonical = json.loads(json.dumps(config, sort_keys=True))
         if cfg_path.exists():
-            old = json.loads(cfg_path.read_text())
-            if old != json.loads(canonical):
+            old = self.config()  # a run recorded before config.json had a version compares as the same
+            if old != canonical:
                 diff = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
                 raise StoreError(f"{self.dir} holds a run with another configuration (differs in: {', '.join(diff)}); "
                                  "use a new --out or the same options")
             return True
         tmp = cfg_path.with_suffix(".tmp")
-        tmp.write_text(canonical)
+        tmp.write_text(json.dumps({**canonical, FORMAT_KEY: FORMAT}, sort_keys=True, indent=1))
         os.replace(tmp, cfg_path)
         return False
 
     def config(self) -> dict[str, Any]:
+        """The run's configuration as recorded (without the format version). StoreError when there is
+        none, it is damaged, or it was written by a newer simreflect."""
+        path = self.dir / CONFIG
         try:
-            return json.loads((self.dir / CONFIG).read_text())
+            data = json.loads(path.read_bytes())
         except FileNotFoundError:
             raise StoreError(f"{self.dir} is not a run directory (no {CONFIG})") from None
+        except (OSError, ValueError, RecursionError) as e:
+            raise StoreError(f"{path} is damaged ({type(e).__name__}: {str(e)[:200]})") from None
+        if not isinstance(data, dict):
+            raise StoreError(f"{path} is damaged (not a JSON object)")
+        version = data.pop(FORMAT_KEY, LEGACY_FORMAT)
+        if not isinstance(version, int) or isinstance(version, bool) or not LEGACY_FORMAT <= version <= FORMAT:
+            raise StoreError(f"{path} is in store format {version!r}; this simreflect reads formats "
+                             f"{LEGACY_FORMAT}-{FORMAT}")
+        return data
 
     # ----- attempts ------------------------------------------------------------------------------
     def append(self, record: dict[str, Any]) -> None:
         """Append one record durably (flush + fsync, under an exclusive lock for parallel workers)."""
-        line = (json.dumps(record, sort_keys=True) + "\n").encode()
+        line = (json.dumps(stamp(record), sort_keys=True) + "\n").encode()
         self.dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -101,27 +128,43 @@ class RunStore:
                 os.write(fd, b"\n")
 
     def records(self) -> tuple[list[dict[str, Any]], list[str]]:
-        """All complete records, and a description of each damaged line."""
+        """All records the readers may use, and a description of each line skipped."""
+        read = self.read()
+        return read.records, read.problems
+
+    def read(self) -> StoreRead:
+        """The attempt log, every line checked (and upgraded) by records.check_record."""
         if not self.path.exists():
-            return [], []
-        out, damaged = [], []
+            return StoreRead([], [], [])
+        out, problems, legacy, filled = [], [], [], {}
         for n, raw in enumerate(self.path.read_bytes().split(b"\n"), start=1):
             if not raw.strip():
                 continue
             try:
-                rec = json.loads(raw)
-                if not isinstance(rec, dict) or "type" not in rec:
-                    raise ValueError("not a record")
-                out.append(rec)
-            except ValueError:
-                damaged.append(f"{ATTEMPTS} line {n}: damaged record ({len(raw)} bytes) ignored")
-        return out, damaged
+                checked = check_record(json.loads(raw))
+            except (ValueError, RecursionError):  # ValueError: not JSON, or not UTF-8
+                problems.append(f"{ATTEMPTS} line {n}: damaged record ({len(raw)} bytes) ignored")
+                continue
+            if checked.record is None:
+                problems.append(f"{ATTEMPTS} line {n}: {checked.problem}; skipped")
+                continue
+            out.append(checked.record)
+            if checked.legacy:
+                legacy.append(n)
+            for name in checked.filled:
+                filled.setdefault(name, []).append(n)
+        upgraded = []
+        if legacy:
+            upgraded.append(f"{ATTEMPTS} lines {line_ranges(legacy)}: {len(legacy)} record(s) of the legacy format "
+                            f"(no {FORMAT_KEY}) read as format {FORMAT}")
+        upgraded += [f"{ATTEMPTS} lines {line_ranges(lines)}: no {name!r}, read with its default"
+                     for name, lines in sorted(filled.items())]
+        return StoreRead(out, problems, upgraded)
 
     def episodes(self) -> dict[str, EpisodeLog]:
         logs: dict[str, EpisodeLog] = {}
-        records, _ = self.records()
-        for rec in records:
-            log = logs.setdefault(episode_key(rec["task"], rec["level"], rec.get("run", 0)), EpisodeLog())
+        for rec in self.read().records:
+            log = logs.setdefault(episode_key(rec["task"], rec["level"], rec["run"]), EpisodeLog())
             if rec["type"] == "round":
                 # a round is final once written; should a resumed run ever write it again, the first stands
                 if not any(r["round"] == rec["round"] for r in log.rounds):

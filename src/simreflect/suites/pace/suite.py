@@ -156,6 +156,9 @@ class PaceSuite(Suite):
         write_workspace_file(workdir, PROGRAM_FILE, program)
         return ev.program if ev.program is not None else ProgramResult("error", None, "", 0.0, "not run")
 
+    def refuse(self, reason: str) -> Verdict:
+        return Verdict.invalid_artefact(reason, score=-100.0, reward=-1.0)  # as an unreadable program.py
+
     def verify(self, task: Task, workdir: Path) -> Verdict:
         try:
             program = read_workspace_file(Path(workdir), PROGRAM_FILE, MAX_PROGRAM_BYTES).decode("utf-8")

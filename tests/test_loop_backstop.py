@@ -1,0 +1,157 @@
+"""The loop never dies on untrusted input: whatever a suite raises on a model's answer or a
+program's artefact is that round's recorded failure (`harness_error`), the run goes on, and a
+resume continues after it without asking the model for that round again.
+
+Before the backstop each of these killed the whole run and recorded nothing; the resume asked the
+model again and died again.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simreflect.agents.base import Action, InfrastructureError
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.run.episode import run_episode
+from simreflect.run.report import rescore, rows_of, write_report
+from simreflect.run.runner import RunConfig, run
+from simreflect.run.store import EpisodeLog, RunStore
+from simreflect.suites.gait.suite import GaitSuite
+from simreflect.testing.scripted_llm import ScriptedLLMServer
+from simreflect.viewer import write_viewer
+
+SURROGATE = "print('\ud800')\n"  # a lone surrogate: not encodable, so the script cannot be written
+#: rig.json the verifier chokes on (it reads JSON with the standard library): nesting and a 400-digit number
+NESTED_RIG = "import os\nopen('rig.json', 'w').write('[' * 100000 + ']' * 100000)\nos._exit(0)\n"
+HUGE_NUMBER_RIG = ("import json, os\nd = json.load(open('rig.json'))\nd['bones'][0]['head'] = [10 ** 400, 0, 0]\n"
+                   "json.dump(d, open('rig.json', 'w'))\nos._exit(0)\n")
+
+
+class Scripted:
+    name = "scripted"
+
+    def __init__(self, programs):
+        self.programs = programs
+
+    def act(self, obs):
+        program = self.programs[obs.round - 1]
+        if isinstance(program, BaseException):
+            raise program
+        return Action(program=program, diagnosis="scripted", raw="scripted")
+
+
+def play(suite, task, programs, tmp_path: Path, level: str = "L1"):
+    store = RunStore(tmp_path / "run")
+    outcome = run_episode(suite, Scripted(programs), task, EvidenceLevel.parse(level), len(programs), store,
+                          EpisodeLog(), timeout_s=60.0)
+    return outcome, [r for r in store.records()[0] if r["type"] == "round"]
+
+
+def assert_harness_failure(rec: dict, stage: str, kind: str) -> None:
+    assert rec["harness_error"]["stage"] == stage and rec["harness_error"]["type"] == kind, rec.get("harness_error")
+    assert not rec["accepted"] and not rec["passed"]
+    assert f"{stage} raised {kind}" in (rec["error"] or rec["verdict"]["invalid"])
+
+
+def test_gait_surrogate_and_verifier_exceptions_cost_their_round_only(one_bench, tmp_path):
+    suite = GaitSuite()
+    task = suite.load_tasks(one_bench)[0]
+    outcome, rounds = play(suite, task, [SURROGATE, NESTED_RIG, HUGE_NUMBER_RIG, suite.oracle(task)], tmp_path)
+    assert (outcome.status, outcome.solved, outcome.rounds) == ("finished", True, 4)
+    assert_harness_failure(rounds[0], "run_program", "UnicodeEncodeError")
+    assert rounds[0]["program"] is None and rounds[0]["errors_after"] == rounds[0]["errors_before"]
+    assert_harness_failure(rounds[1], "verify", "RecursionError")
+    assert_harness_failure(rounds[2], "verify", "OverflowError")
+    assert rounds[1]["rejected"] and rounds[1]["verdict"]["invalid"]
+    # the model is told which step failed on its input, never the exception's message
+    shown = rounds[2]["prompt"][-1]["content"]
+    assert "verify raised RecursionError" in shown and "maximum recursion depth" not in shown
+    assert "maximum recursion depth" in rounds[1]["harness_error"]["message"]  # the record keeps it
+
+
+@pytest.mark.parametrize("suite_name", ["pace", "audit", "workshop"])
+def test_a_lone_surrogate_in_an_answer_is_a_recorded_failure_in_every_suite(suite_name, tmp_path):
+    from simreflect.core.registry import get_suite
+
+    suite = get_suite(suite_name)
+    task = suite.load_tasks()[0]
+    outcome, rounds = play(suite, task, [SURROGATE, SURROGATE], tmp_path, level="L3" if suite_name == "pace" else "L1")
+    assert outcome.status == "finished" and outcome.rounds == 2
+    for rec in rounds:
+        assert_harness_failure(rec, "run_program", "UnicodeEncodeError")
+
+
+def test_an_agent_that_fails_on_an_answer_costs_its_round_and_an_infrastructure_error_stays_apart(one_bench, tmp_path):
+    suite = GaitSuite()
+    task = suite.load_tasks(one_bench)[0]
+    programs = [RecursionError("maximum recursion depth exceeded while decoding"), suite.oracle(task)]
+    outcome, rounds = play(suite, task, programs, tmp_path / "a")
+    assert (outcome.solved, outcome.rounds) == (True, 2)
+    assert_harness_failure(rounds[0], "agent", "RecursionError")
+    assert rounds[0]["program"] is None
+    outcome, rounds = play(suite, task, [InfrastructureError("endpoint down")], tmp_path / "b")
+    assert outcome.status == "infra_error" and rounds == []
+
+
+class FaultySuite(GaitSuite):
+    """The gait suite with a report renderer that fails on one artefact (its verdict scores 0.5):
+    the observe step's backstop, for which no real suite offers a hostile input."""
+
+    def observe(self, task, verdict, level):
+        if "invalid_artefact" not in verdict.errors and verdict.diagnostics.get("faulty"):
+            raise KeyError("faulty")
+        return super().observe(task, verdict, level)
+
+    def verify(self, task, workdir):
+        verdict = super().verify(task, workdir)
+        if (Path(workdir) / "rig.json").read_text().startswith("{\"faulty"):
+            from dataclasses import replace
+
+            return replace(verdict, diagnostics={**verdict.diagnostics, "faulty": True})
+        return verdict
+
+
+def test_a_report_that_fails_on_a_verdict_rejects_that_round(one_bench, tmp_path):
+    suite = FaultySuite()
+    task = suite.load_tasks(one_bench)[0]
+    faulty = ("import json, os\nd = json.load(open('rig.json'))\ntext = json.dumps(d)\n"
+              "open('rig.json', 'w').write('{\"faulty\": 1, ' + text[1:])\nos._exit(0)\n")
+    outcome, rounds = play(suite, task, [faulty, suite.oracle(task)], tmp_path)
+    assert (outcome.solved, outcome.rounds) == (True, 2)
+    assert_harness_failure(rounds[0], "observe", "KeyError")
+    assert rounds[0]["rejected"] and rounds[1]["errors_before"] == rounds[0]["errors_before"]
+
+
+def test_simreflect_run_survives_hostile_answers_and_resumes_without_asking_again(one_bench, tmp_path):
+    """Through `run` with a model: a surrogate, then a verifier-killing rig; round 3's request
+    fails (an infrastructure error). The same command again asks only for round 3."""
+    oracle = GaitSuite().load_tasks(one_bench)[0].hidden["oracle_fix"]
+    hostile = [{"content": json.dumps({"diagnosis": "surrogate", "script": SURROGATE})},
+               {"content": json.dumps({"diagnosis": "deep", "script": NESTED_RIG})},
+               {"status": 500}]
+    opts = {"model": "scripted", "backoff_s": 0.01, "max_retries": 0, "timeout_s": 10.0}
+    with ScriptedLLMServer(hostile) as server:
+        config = RunConfig(suite="gait", bench=str(one_bench), agent="llm", levels=("L1",), rounds=3,
+                           agent_options={**opts, "base_url": server.base_url})
+        first = run(tmp_path, config)
+        port = server.base_url.rsplit(":", 1)[1].split("/")[0]
+    assert [o.status for o in first] == ["infra_error"]
+    with ScriptedLLMServer([{"content": json.dumps({"diagnosis": "fix", "script": oracle})}], port=int(port)) as server:
+        second = run(tmp_path, config)
+        assert len(server.requests) == 1  # round 3 only
+    assert [(o.status, o.solved, o.rounds) for o in second] == [("finished", True, 3)]
+    _, rows = rows_of(tmp_path)
+    assert rows[0]["harness_errors"] == 2 and rows[0]["no_program"] == 0
+    md = write_report(tmp_path)
+    assert "Rounds the harness failed on" in md and "L1 2" in md
+    assert rescore(tmp_path) == []  # the same inputs fail the same way
+    page = (write_viewer(tmp_path).parent / "episodes" / "ep01-L1.html").read_text()
+    assert "\\ud800" in page and "harness failed on this round (verify raised RecursionError" in page
+    res = subprocess.run([sys.executable, "-m", "simreflect.cli", "report", str(tmp_path)], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0 and "Rounds the harness failed on" in res.stdout
