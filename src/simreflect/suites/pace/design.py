@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from simreflect.suites.pace.bounds import bound_problems
 from simreflect.suites.pace.scoring import Constraint
 
 GROUND = "ground"
@@ -324,6 +325,8 @@ class DesignRules:
     max_motor_torque: float = 0.0
     spring_stiffness: tuple[float, float] = (10.0, 1.0e6)  # N/m
     spring_damping: tuple[float, float] = (0.0, 1.0e5)  # N s/m
+    spring_preload: float = 0.25  # a rest length within the declared anchor distance x (1 +- this)
+    spring_energy: float = 0.0  # J all springs may hold at declaration (bounds.py)
     mass_budget: float = math.inf
     build_zone: tuple[Polygon, ...] = ()
     anchor_zones: tuple[Polygon, ...] = ()
@@ -449,6 +452,7 @@ def check_design(design: Design, rules: DesignRules) -> tuple[list[Constraint], 
         for end, x, y in ((s.a, s.ax, s.ay), (s.b, s.bx, s.by)):
             if end != GROUND and by_id[end].distance_to(x, y) > TOLERANCE:
                 rule_problems.append(f"{s.id}: anchor ({x:.2f}, {y:.2f}) is not on part {end}")
+    rule_problems += bound_problems(design, rules)
     mass = design.mass
     budget = rules.mass_budget
     constraints = [

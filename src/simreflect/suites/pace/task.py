@@ -300,7 +300,7 @@ class TaskSpec:
                   "spring_damping"):
             if k in raw:
                 raw[k] = tuple(float(x) for x in raw[k])
-        for k in ("mass_budget", "max_motor_speed", "max_motor_torque"):
+        for k in ("mass_budget", "max_motor_speed", "max_motor_torque", "spring_preload", "spring_energy"):
             if k in raw:
                 raw[k] = float(raw[k])
         z = self.world_class.zones(env)
