@@ -257,7 +257,7 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
         world.build()
         sim.build_design(design, rules, spec.strength(env))
         world.place(design)
-        evaluator = spec.evaluator_class(sim, world, env)
+        evaluator = spec.make_evaluator(sim, world, env)
 
         stop: list[str] = []
         notes: list[str] = []
@@ -314,6 +314,9 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
         if saturation:
             notes.append("commands outside their range were clamped: " +
                          ", ".join(f"{k} {n} times" for k, n in sorted(saturation.items())))
+        if outcome.goal_met and not evaluator.success.met:
+            raise RuntimeError(f"{spec.id}: the evaluator met its goal without its success hold "
+                               f"({spec.hold_rule(env)})")
         ev = _assemble(spec, stage, sim, outcome, design_constraints, design_summary, stop, closed, notes)
         if frames is not None:
             frames.write(gif, sim, ev)
