@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from simreflect.suites.pace.bounds import bound_problems
 from simreflect.suites.pace.scoring import Constraint
@@ -370,8 +370,10 @@ def _bounds_text(lo: float, hi: float, unit: str) -> str:
     return f"{lo:g}-{hi:g} {unit}"
 
 
-def check_design(design: Design, rules: DesignRules) -> tuple[list[Constraint], dict[str, Any]]:
-    """The three design constraints and a summary of the design (mass, counts, problems)."""
+def check_design(design: Design, rules: DesignRules, world_problems: Sequence[str] = ()
+                 ) -> tuple[list[Constraint], dict[str, Any]]:
+    """The three design constraints and a summary of the design (mass, counts, problems).
+    `world_problems` are rule problems only the built world shows (parts declared inside it)."""
     zone_problems: list[str] = []
     rule_problems: list[str] = []
     for p in design.parts:
@@ -453,6 +455,7 @@ def check_design(design: Design, rules: DesignRules) -> tuple[list[Constraint], 
             if end != GROUND and by_id[end].distance_to(x, y) > TOLERANCE:
                 rule_problems.append(f"{s.id}: anchor ({x:.2f}, {y:.2f}) is not on part {end}")
     rule_problems += bound_problems(design, rules)
+    rule_problems += world_problems
     mass = design.mass
     budget = rules.mass_budget
     constraints = [

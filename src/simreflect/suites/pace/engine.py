@@ -457,6 +457,12 @@ class Sim:
         total = sum(m for _, m in self._part_masses) or 1.0
         return (x / total, y / total)
 
+    def name_of(self, body: Any) -> str:
+        """What a body is called in reports: "the terrain" for the ground, else its registered name."""
+        if body == self.ground:
+            return "the terrain"
+        return next((t.name for t in self.tagged if t.body == body), "a body of the task")
+
     def release_joint(self, rec: JointLoad, step: int, by: str, load: float) -> None:
         """Break a joint for a task's own reason (a footing pulled out, say): it is gone from the
         world, reported as broken `by` that reason at `load`, and no longer checked. The caller

@@ -26,8 +26,9 @@ from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, SessionError, open_session, write_workspace_file
 from simreflect.core.verdict import Check, Detail, Verdict
 from simreflect.suites.pace import feedback as feedback_mod
-from simreflect.suites.pace.design import DesignInvalid, check_design, parse_design
+from simreflect.suites.pace.design import TOLERANCE, DesignInvalid, check_design, parse_design
 from simreflect.suites.pace.engine import DT, Event, Sim, StopSimulation, Timings
+from simreflect.suites.pace.overlap import world_overlaps
 from simreflect.suites.pace.scoring import Constraint, score
 from simreflect.suites.pace.task import GENERIC_CONSTRAINTS, Outcome, TaskSpec, parse_stage, stage_label
 
@@ -250,13 +251,13 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
             timings.program_s += time.perf_counter() - t0
 
         rules = spec.rules(env)
-        design_constraints, design_summary = check_design(design, rules)
         settings = spec.engine_settings(env)
         sim = Sim(settings)
         world = spec.world_class(sim, env)
         world.build()
         sim.build_design(design, rules, spec.strength(env))
         world.place(design)
+        design_constraints, design_summary = check_design(design, rules, world_overlaps(sim, TOLERANCE))
         evaluator = spec.make_evaluator(sim, world, env)
 
         stop: list[str] = []
