@@ -2,9 +2,10 @@
 
 A design part declared overlapping something it collides with (the ground, a wall, a placed ball)
 would be pushed out by the solver on the first steps, and joints or springs on it would take up
-the push: a way to start a design in tension. `world_overlaps` names every part that something
-it can collide with reaches more than `depth` into, once the world, the design and the task's
-placements all exist (before the first step). Parts and what they may not overlap are taken
+the push: a way to start a design in tension. So would a task object the design places
+(`api.place`) inside the terrain. `world_overlaps` names every design part and every placed
+object that something it can collide with reaches more than `depth` into, once the world, the
+design and the task's placements all exist (before the first step). Parts and what they may not overlap are taken
 as Box2D would collide them: never a sensor, never a pair its collision filter keeps apart, never
 two bodies joined without `collideConnected`.
 
@@ -74,10 +75,14 @@ def _reaches(core: Any, reach: float, core_xf: Any, other: Any, other_xf: Any) -
 
 
 def world_overlaps(sim: Sim, depth: float) -> list[str]:
-    """Every design part something it collides with reaches more than `depth` into, in words."""
+    """Every design part, and every task object the design placed (`api.place`), that something
+    it collides with reaches more than `depth` into, in words."""
     parts = {body: pid for pid, body in sim.parts.items()}
+    placed = {name for name, _, _ in sim.design.placements} if sim.design is not None else set()
+    checked = list(sim.parts.items()) + [(t.name, t.body) for t in sim.tagged
+                                         if t.name in placed and t.body not in parts and t.body != sim.ground]
     problems: list[str] = []
-    for pid, body in sim.parts.items():
+    for pid, body in checked:
         xf = body.transform
         hits: list[str] = []
         for fixture in body.fixtures:
@@ -87,11 +92,13 @@ def world_overlaps(sim: Sim, depth: float) -> list[str]:
             sim.world.QueryAABB(query, b2AABB(lowerBound=box.lowerBound, upperBound=box.upperBound))
             for other in query.found:
                 owner = other.body
-                if owner in parts or not _collide(fixture, other) or _joined(body, owner):
+                # a design part against a placed object is checked once, from the part
+                if owner == body or owner in parts or not _collide(fixture, other) or _joined(body, owner):
                     continue
                 if _reaches(core, reach, xf, other, owner.transform):
                     hits.append(sim.name_of(owner))
         if hits:
-            problems.append(f"{pid} is declared more than {depth:g} m inside {', '.join(sorted(set(hits)))} "
+            what = pid if body in parts else f"the placed {pid}"
+            problems.append(f"{what} is declared more than {depth:g} m inside {', '.join(sorted(set(hits)))} "
                             "(the solver would push it out at the start)")
     return problems
