@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,20 @@ def test_the_preloaded_spring_launch_breaks_a_rule_on_every_stage(stage, tmp_pat
     assert "J at declaration" in failed["design_rules"] and "above the 10 J this task allows" in failed["design_rules"]
     assert ev.failure.startswith("the design breaks a rule: design_rules violated (s1: rest length")
     assert "design_rules" in ev.feedback and "rest length" in ev.feedback
+
+
+@pytest.mark.parametrize("stage", TARGETS)
+def test_a_flung_climber_is_not_held_even_where_the_bounds_would_let_it_fly(stage, monkeypatch):
+    """The second line: with the spring bounds lifted the blocks fly above the height for over a
+    second, but nothing holds them there (they touch no wall), so the goal is not met."""
+    spec = load_spec("kinematics_wall_climber")
+    strict = spec.rules
+    monkeypatch.setattr(spec, "rules", lambda env: replace(strict(env), spring_preload=100.0, spring_energy=math.inf))
+    within_zone = LAUNCH.replace("stiffness=2000.0", "stiffness=5000.0").replace("rest_length=2.0", "rest_length=1.6")
+    ev = evaluate(spec, stage, within_zone, trusted_inprocess=True)
+    assert all(c.passed for c in ev.constraints if c.name in ("design_rules", "build_zone"))
+    assert ev.terminal["best"] > spec.environment(stage)["climb_height"] + 1.0  # it did fly past the height
+    assert not ev.goal_met and not ev.passed
 
 
 def test_without_its_preload_the_same_design_goes_nowhere():
