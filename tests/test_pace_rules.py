@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import simreflect.suites.pace.hold as hold_mod
 from simreflect.suites.pace import prompt
-from simreflect.suites.pace.bounds import bound_problems, spring_energy, zone_extent
+from simreflect.suites.pace.bounds import MIN_REST_LENGTH, bound_problems, spring_energy, zone_extent
 from simreflect.suites.pace.design import DesignInvalid, check_design, parse_design
 from simreflect.suites.pace.engine import EngineSettings, JointStrength, Sim
 from simreflect.suites.pace.evaluate import evaluate
@@ -131,6 +131,17 @@ def test_a_rest_length_never_exceeds_the_zone():
 
     text = rule_problems(across, spring_energy=1e9)
     assert "longer than the build zone's extent (10.8 m)" in text and "within 25%" not in text
+
+
+def test_a_spring_between_coincident_anchors_is_built_loaded_and_counted_so():
+    """Box2D needs a rest length of at least 1 cm: a zero-length spring is built pushing its ends
+    apart by that much (25 J at 500 kN/m), so its pre-load is the built one, not the declared 0."""
+    def build(a):
+        low, high = a.block((0.0, 0.5), 0.4, 0.4), a.block((0.0, 0.6), 0.4, 0.4)
+        a.spring(low, high, (0.0, 0.55), (0.0, 0.55), stiffness=5e5, rest_length=0.0)
+
+    text = rule_problems(build, spring_stiffness=(10.0, 1e6))
+    assert "rest length 0.01 m is not within 25%" in text and "hold 25 J at declaration" in text
 
 
 def test_the_energy_of_every_spring_counts_against_one_budget():
@@ -450,8 +461,8 @@ def check_hostile(data):
     assert set(problems) <= set(summary["rule_problems"])
     for s in design.springs:  # a spring outside its bounds is never let through
         d = math.hypot(s.bx - s.ax, s.by - s.ay)
-        if abs(s.rest_length - d) > 0.25 * d + 1e-6:
+        if abs(max(MIN_REST_LENGTH, s.rest_length) - d) > 0.25 * d + 1e-6:
             assert any(p.startswith(f"{s.id}: rest length") for p in problems)
-    stored = sum(spring_energy(s.stiffness, s.rest_length, math.hypot(s.bx - s.ax, s.by - s.ay))
+    stored = sum(spring_energy(s.stiffness, max(MIN_REST_LENGTH, s.rest_length), math.hypot(s.bx - s.ax, s.by - s.ay))
                  for s in design.springs)
     assert (stored > 5.0 + 1e-6) == any("J at declaration" in p for p in problems)

@@ -4,8 +4,9 @@ A design may not bring energy or motion of its own into the world: everything it
 from its motors (within their speed and torque) and from the environment. `bound_problems` names
 every declaration that would smuggle some in at t = 0:
 
-* a spring's rest length is tied to its anchors' declared distance d: within d x (1 +- the task's
-  `spring_preload`) and never longer than the extent of the zones the design lives in; the
+* a spring's rest length (at least MIN_REST_LENGTH: what the simulator builds) is tied to its
+  anchors' declared distance d: within d x (1 +- the task's `spring_preload`) and never longer
+  than the extent of the zones the design lives in; the
   elastic energy all springs hold at declaration, sum of k (L - d)^2 / 2, is counted against the
   task's `spring_energy` budget (0 J unless the card allows a pre-load);
 * a pivot's angle limits must hold the declared pose (relative angle 0 at t = 0: Box2D measures
@@ -25,6 +26,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from simreflect.suites.pace.design import Design, DesignRules, Polygon
 
+#: The shortest rest length the simulator gives a spring (Box2D's distance joint needs one): a
+#: shorter declared rest length is this one, and its pre-load is counted as such.
+MIN_REST_LENGTH = 0.01
 #: Joules below which a pre-load is rounding, not a stored energy.
 ENERGY_TOLERANCE = 1e-6
 #: Radians by which a declared pose may sit outside its limits (the same rounding).
@@ -54,14 +58,14 @@ def bound_problems(design: Design, rules: DesignRules) -> list[str]:
     stored = 0.0
     for s in design.springs:
         d = math.hypot(s.bx - s.ax, s.by - s.ay)
+        rest = max(MIN_REST_LENGTH, s.rest_length)  # what the simulator builds
         lo, hi = d * (1.0 - ratio), d * (1.0 + ratio)
-        if not lo - 1e-9 <= s.rest_length <= hi + 1e-9:
-            out.append(f"{s.id}: rest length {s.rest_length:.4g} m is not within {100 * ratio:g}% of the declared "
+        if not lo - 1e-9 <= rest <= hi + 1e-9:
+            out.append(f"{s.id}: rest length {rest:.4g} m is not within {100 * ratio:g}% of the declared "
                        f"distance between its anchors ({d:.4g} m: {lo:.4g}-{hi:.4g} m)")
-        if s.rest_length > extent + 1e-9:
-            out.append(f"{s.id}: rest length {s.rest_length:.4g} m is longer than the build zone's extent "
-                       f"({extent:.3g} m)")
-        stored += spring_energy(s.stiffness, s.rest_length, d)
+        if rest > extent + 1e-9:
+            out.append(f"{s.id}: rest length {rest:.4g} m is longer than the build zone's extent ({extent:.3g} m)")
+        stored += spring_energy(s.stiffness, rest, d)
     if stored > rules.spring_energy + ENERGY_TOLERANCE:
         out.append(f"the springs hold {stored:.4g} J at declaration (k (L - d)^2 / 2 over all springs), above the "
                    f"{rules.spring_energy:g} J this task allows")

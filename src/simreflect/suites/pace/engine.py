@@ -32,6 +32,7 @@ from typing import Any, Callable
 from Box2D import _Box2D as _C
 from Box2D import b2BodyDef, b2CircleShape, b2EdgeShape, b2FixtureDef, b2PolygonShape, b2World, b2_dynamicBody
 
+from simreflect.suites.pace.bounds import MIN_REST_LENGTH
 from simreflect.suites.pace.design import GROUND, MATERIALS, Design, DesignRules
 
 FPS = 60
@@ -320,7 +321,7 @@ class Sim:
             freq, ratio = spring_parameters(s.stiffness, s.damping, a.mass, b.mass)
             joint = self.world.CreateDistanceJoint(bodyA=a, bodyB=b, anchorA=(s.ax, s.ay), anchorB=(s.bx, s.by),
                                                    frequencyHz=freq, dampingRatio=ratio, collideConnected=True)
-            joint.length = max(0.01, s.rest_length)
+            joint.length = max(MIN_REST_LENGTH, s.rest_length)
             self.springs[s.id] = joint
 
     # --- stepping

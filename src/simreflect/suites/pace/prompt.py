@@ -140,9 +140,10 @@ the build zone, budget and rules, builds it in a Box2D world at 60 steps per sec
 allowed (it appears in the output); the result comes only from the simulation.
 
 ## Score and report
-A goal is met only when its success condition holds for the time the task states (or through the end of the run):
-touching it for an instant is not success. Score 100 when the goal is met with every hard constraint satisfied; -100 x (violated / all) when hard
-constraints are violated; otherwise the partial progress towards the goal (0-99). The report gives the status
+A goal is met only when its success condition holds for the time the task states (or through the end of the
+run): touching it for an instant is not success. Score 100 when the goal is met with every hard constraint
+satisfied; -100 x (violated / all) when hard constraints are violated; otherwise the partial progress towards
+the goal (0-99). The report gives the status
 and failure reason with step and time, the terminal state, a chronology of events, the constraint profile
 (PASS/FAIL with margins), peak joint loads as a percentage of their limits and the numerical health.
 
