@@ -25,28 +25,11 @@ from simreflect.suites.pace.engine import (
 )
 from simreflect.suites.pace.scoring import Constraint, score
 
-ZONE = (((-5.0, 0.0), (5.0, 0.0), (5.0, 4.0), (-5.0, 4.0)),)
-ANCHORS = (((-5.0, -0.1), (5.0, -0.1), (5.0, 0.1), (-5.0, 0.1)),)
-
+from pace_helpers import declare, rules
 
 class NeverDone:
     def tick(self, step: int) -> bool:
         return False
-
-
-def rules(**kw) -> DesignRules:
-    base = dict(primitives=("beam", "block", "wheel", "rigid", "pivot", "motor", "limits", "spring"),
-                materials=("steel", "wood", "rubber", "foam"), max_parts=10, max_joints=10, max_springs=4,
-                max_motor_speed=5.0, max_motor_torque=100.0, mass_budget=1000.0, build_zone=ZONE,
-                anchor_zones=ANCHORS)
-    base.update(kw)
-    return DesignRules(**base)
-
-
-def declare(build) -> dict:
-    a = api_mod.API({})
-    build(a)
-    return a.to_dict()
 
 
 def cantilever(a):

@@ -146,7 +146,8 @@ class API:
               limits: Any = None) -> Joint:
         """Pin `a` to `b` at `anchor`: free rotation, carries force up to the task's pivot strength.
         With `motor_speed` (rad/s of b relative to a, counter-clockwise positive) and `max_torque`
-        (N m) the pivot is driven; `limits` = (lower, upper) radians bounds the relative angle."""
+        (N m) the pivot is driven; `limits` = (lower, upper) radians bounds the relative angle,
+        measured from the declared pose (so lower <= 0 <= upper)."""
         jid = self._new_id("j", len(self._joints))
         pt = _point("anchor", anchor)
         rec = {"id": jid, "kind": "pivot", "a": self._ref("a", a), "b": self._ref("b", b), "x": pt[0], "y": pt[1],
@@ -166,7 +167,8 @@ class API:
                rest_length: float | None = None) -> Joint:
         """A spring-damper between `anchor_a` on `a` and `anchor_b` on `b` (either may be
         api.GROUND): `stiffness` in N/m, `damping` in N s/m, `rest_length` in m (default: the
-        declared distance between the anchors, so it starts unloaded)."""
+        declared distance between the anchors, so it starts unloaded). The task bounds the rest
+        length to a share of that distance, and the energy a pre-load stores to its budget."""
         sid = self._new_id("s", len(self._springs))
         pa, pb = _point("anchor_a", anchor_a), _point("anchor_b", anchor_b)
         rest = math.dist(pa, pb) if rest_length is None else _num("rest_length", rest_length)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
+from simreflect.suites.pace.bounds import bound_problems
 from simreflect.suites.pace.scoring import Constraint
 
 GROUND = "ground"
@@ -324,6 +325,8 @@ class DesignRules:
     max_motor_torque: float = 0.0
     spring_stiffness: tuple[float, float] = (10.0, 1.0e6)  # N/m
     spring_damping: tuple[float, float] = (0.0, 1.0e5)  # N s/m
+    spring_preload: float = 0.25  # a rest length within the declared anchor distance x (1 +- this)
+    spring_energy: float = 0.0  # J all springs may hold at declaration (bounds.py)
     mass_budget: float = math.inf
     build_zone: tuple[Polygon, ...] = ()
     anchor_zones: tuple[Polygon, ...] = ()
@@ -367,8 +370,10 @@ def _bounds_text(lo: float, hi: float, unit: str) -> str:
     return f"{lo:g}-{hi:g} {unit}"
 
 
-def check_design(design: Design, rules: DesignRules) -> tuple[list[Constraint], dict[str, Any]]:
-    """The three design constraints and a summary of the design (mass, counts, problems)."""
+def check_design(design: Design, rules: DesignRules, world_problems: Sequence[str] = ()
+                 ) -> tuple[list[Constraint], dict[str, Any]]:
+    """The three design constraints and a summary of the design (mass, counts, problems).
+    `world_problems` are rule problems only the built world shows (parts declared inside it)."""
     zone_problems: list[str] = []
     rule_problems: list[str] = []
     for p in design.parts:
@@ -449,6 +454,8 @@ def check_design(design: Design, rules: DesignRules) -> tuple[list[Constraint], 
         for end, x, y in ((s.a, s.ax, s.ay), (s.b, s.bx, s.by)):
             if end != GROUND and by_id[end].distance_to(x, y) > TOLERANCE:
                 rule_problems.append(f"{s.id}: anchor ({x:.2f}, {y:.2f}) is not on part {end}")
+    rule_problems += bound_problems(design, rules)
+    rule_problems += world_problems
     mass = design.mass
     budget = rules.mass_budget
     constraints = [

@@ -32,6 +32,7 @@ from typing import Any, Callable
 from Box2D import _Box2D as _C
 from Box2D import b2BodyDef, b2CircleShape, b2EdgeShape, b2FixtureDef, b2PolygonShape, b2World, b2_dynamicBody
 
+from simreflect.suites.pace.bounds import MIN_REST_LENGTH
 from simreflect.suites.pace.design import GROUND, MATERIALS, Design, DesignRules
 
 FPS = 60
@@ -320,7 +321,7 @@ class Sim:
             freq, ratio = spring_parameters(s.stiffness, s.damping, a.mass, b.mass)
             joint = self.world.CreateDistanceJoint(bodyA=a, bodyB=b, anchorA=(s.ax, s.ay), anchorB=(s.bx, s.by),
                                                    frequencyHz=freq, dampingRatio=ratio, collideConnected=True)
-            joint.length = max(0.01, s.rest_length)
+            joint.length = max(MIN_REST_LENGTH, s.rest_length)
             self.springs[s.id] = joint
 
     # --- stepping
@@ -456,6 +457,12 @@ class Sim:
             y += m * p.y
         total = sum(m for _, m in self._part_masses) or 1.0
         return (x / total, y / total)
+
+    def name_of(self, body: Any) -> str:
+        """What a body is called in reports: "the terrain" for the ground, else its registered name."""
+        if body == self.ground:
+            return "the terrain"
+        return next((t.name for t in self.tagged if t.body == body), "a body of the task")
 
     def release_joint(self, rec: JointLoad, step: int, by: str, load: float) -> None:
         """Break a joint for a task's own reason (a footing pulled out, say): it is gone from the

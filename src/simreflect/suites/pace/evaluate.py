@@ -26,8 +26,9 @@ from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, SessionError, open_session, write_workspace_file
 from simreflect.core.verdict import Check, Detail, Verdict
 from simreflect.suites.pace import feedback as feedback_mod
-from simreflect.suites.pace.design import DesignInvalid, check_design, parse_design
+from simreflect.suites.pace.design import TOLERANCE, DesignInvalid, check_design, parse_design
 from simreflect.suites.pace.engine import DT, Event, Sim, StopSimulation, Timings
+from simreflect.suites.pace.overlap import world_overlaps
 from simreflect.suites.pace.scoring import Constraint, score
 from simreflect.suites.pace.task import GENERIC_CONSTRAINTS, Outcome, TaskSpec, parse_stage, stage_label
 
@@ -250,14 +251,14 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
             timings.program_s += time.perf_counter() - t0
 
         rules = spec.rules(env)
-        design_constraints, design_summary = check_design(design, rules)
         settings = spec.engine_settings(env)
         sim = Sim(settings)
         world = spec.world_class(sim, env)
         world.build()
         sim.build_design(design, rules, spec.strength(env))
         world.place(design)
-        evaluator = spec.evaluator_class(sim, world, env)
+        design_constraints, design_summary = check_design(design, rules, world_overlaps(sim, TOLERANCE))
+        evaluator = spec.make_evaluator(sim, world, env)
 
         stop: list[str] = []
         notes: list[str] = []
@@ -314,6 +315,9 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
         if saturation:
             notes.append("commands outside their range were clamped: " +
                          ", ".join(f"{k} {n} times" for k, n in sorted(saturation.items())))
+        if outcome.goal_met and not evaluator.success.met:
+            raise RuntimeError(f"{spec.id}: the evaluator met its goal without its success hold "
+                               f"({spec.hold_rule(env)})")
         ev = _assemble(spec, stage, sim, outcome, design_constraints, design_summary, stop, closed, notes)
         if frames is not None:
             frames.write(gif, sim, ev)

@@ -40,6 +40,7 @@ from typing import Any
 
 from simreflect.suites.pace.design import Design, DesignRules
 from simreflect.suites.pace.engine import EngineSettings, JointStrength, Sim
+from simreflect.suites.pace.hold import Hold, HoldRule
 from simreflect.suites.pace.scoring import Constraint
 
 STAGES = ("source", "stage1", "stage2", "stage3", "stage4")
@@ -127,12 +128,16 @@ class Outcome:
 
 
 class PaceEvaluator:
-    """Watches one run (a task's evaluator.py subclasses this as `Evaluator`)."""
+    """Watches one run (a task's evaluator.py subclasses this as `Evaluator`).
 
-    def __init__(self, sim: Sim, world: PaceWorld, env: dict[str, Any]):
+    `success` is the run's one `Hold` of the card's rule: the evaluator feeds it its success
+    condition at every tick, and its `Outcome.goal_met` may be true only when `success.met` is."""
+
+    def __init__(self, sim: Sim, world: PaceWorld, env: dict[str, Any], rule: HoldRule):
         self.sim = sim
         self.world = world
         self.env = env
+        self.success = Hold(rule)
 
     def tick(self, step: int) -> bool:
         """Called every `tick_every` steps; True ends the run (goal settled or failure final)."""
@@ -223,6 +228,8 @@ class TaskSpec:
         names = [n for n, _ in self.constraint_specs]
         if len(set(names)) != len(names) or set(names) & set(GENERIC_CONSTRAINTS):
             raise TaskFormatError(f"{self.id}: constraint names must be unique and not {GENERIC_CONSTRAINTS}")
+        for st in STAGES:
+            self.hold_rule(self._stages[st])
         for text in [self.card["goal"], self.card["success"], self.api_doc, *(d for _, d in self.constraint_specs)]:
             for ref in re.findall(r"{(\w+)}", text):
                 if ref not in self.variables or not self.variables[ref].visible:
@@ -284,6 +291,18 @@ class TaskSpec:
         e = {k: self._resolve(v, env) for k, v in self.card.get("engine", {}).items()}
         return EngineSettings(**e)
 
+    def hold_rule(self, env: dict[str, Any]) -> HoldRule:
+        """The card's success rule in this environment (hold.py)."""
+        until = str(self.card.get("hold", ""))
+        seconds = self._resolve(self.card.get("hold_s", 0.0), env)
+        try:
+            return HoldRule(until, float(seconds))
+        except (TypeError, ValueError) as e:
+            raise TaskFormatError(f"{self.id}: card.toml hold/hold_s: {e}") from None
+
+    def make_evaluator(self, sim: Sim, world: PaceWorld, env: dict[str, Any]) -> PaceEvaluator:
+        return self.evaluator_class(sim, world, env, self.hold_rule(env))
+
     def strength(self, env: dict[str, Any]) -> JointStrength:
         raw = self.card.get("strength", {})
         vals = {k: float(self._resolve(raw.get(k, math.inf), env)) for k in ("rigid_force", "rigid_torque",
@@ -300,7 +319,7 @@ class TaskSpec:
                   "spring_damping"):
             if k in raw:
                 raw[k] = tuple(float(x) for x in raw[k])
-        for k in ("mass_budget", "max_motor_speed", "max_motor_torque"):
+        for k in ("mass_budget", "max_motor_speed", "max_motor_torque", "spring_preload", "spring_energy"):
             if k in raw:
                 raw[k] = float(raw[k])
         z = self.world_class.zones(env)

@@ -12,10 +12,10 @@ from .world import CART_W
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
-        self.hold_steps = int(round(env["hold_time"] * 60))
+        self.hold_steps = self.success.rule.steps
         self.tilt_max = env["max_tilt_deg"]
         self.settle_deg = env["settle_deg"]
         self.settle_x = env["settle_x"]
@@ -24,7 +24,6 @@ class Evaluator(PaceEvaluator):
         self.fall_step = None
         self.stop_step = None
         self.max_x = 0.0
-        self.hold_since = None
         self.best_hold = 0
         self.goal_step = None
         self.first_settle = None
@@ -46,24 +45,19 @@ class Evaluator(PaceEvaluator):
             self.sim.event("failure", f"the cart struck the {'right' if x > 0 else 'left'} end stop at "
                                       f"{abs(w.cart.linearVelocity.x):.2f} m/s", step)
         settled = abs(tilt) <= self.settle_deg and abs(x) <= self.settle_x
-        if settled:
-            if self.hold_since is None:
-                self.hold_since = step
-                if self.first_settle is None:
-                    self.first_settle = step
-                    self.sim.event("phase", f"the pole is first within {self.settle_deg:g} degrees with the cart "
-                                            f"within {self.settle_x:g} m of the middle", step)
-            held = step - self.hold_since
-            self.best_hold = max(self.best_hold, held)
-            if held >= self.hold_steps and self.goal_step is None:
-                self.goal_step = step
-                self.sim.event("goal", f"the pole has been held upright over the middle for "
-                                       f"{self.hold_steps / 60:g} s", step)
-        else:
-            if self.hold_since is not None and step - self.hold_since >= 30:
-                why = (f"tilt {tilt:.1f} deg" if abs(tilt) > self.settle_deg else f"cart at x = {x:.2f} m")
-                self.sim.event("phase", f"the hold broke after {(step - self.hold_since) / 60:.2f} s ({why})", step)
-            self.hold_since = None
+        hold = self.success
+        if settled and hold.since is None and self.first_settle is None:
+            self.first_settle = step
+            self.sim.event("phase", f"the pole is first within {self.settle_deg:g} degrees with the cart "
+                                    f"within {self.settle_x:g} m of the middle", step)
+        if not settled and hold.since is not None and step - hold.since >= 30:
+            why = (f"tilt {tilt:.1f} deg" if abs(tilt) > self.settle_deg else f"cart at x = {x:.2f} m")
+            self.sim.event("phase", f"the hold broke after {(step - hold.since) / 60:.2f} s ({why})", step)
+        if hold.update(step, settled) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", f"the pole has been held upright over the middle for "
+                                   f"{self.hold_steps / 60:g} s", step)
+        self.best_hold = hold.best
         if self.goal_step is not None or self.fall_step is not None or self.stop_step is not None:
             return True
         return step >= self.limit_steps

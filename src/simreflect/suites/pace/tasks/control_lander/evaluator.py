@@ -7,12 +7,10 @@ import math
 from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
-REST_STEPS = 60
-
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.body = world.body
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.vmax = env["max_touchdown_speed"]
@@ -23,7 +21,6 @@ class Evaluator(PaceEvaluator):
         self.hull_step = None
         self.max_tilt = 0.0
         self.tilt_step = None
-        self.rest_since = None
         self.goal_step = None
         self.start = (self.body.position.x, self.body.position.y)
         self.best = 0.0
@@ -58,14 +55,9 @@ class Evaluator(PaceEvaluator):
         d = math.hypot(p.x - (left + right) / 2, p.y - 0.7)
         self.best = max(self.best, max(0.0, 1.0 - d / d0))
         resting = all(legs) and math.hypot(v.x, v.y) < 0.2 and on_pad
-        if resting:
-            if self.rest_since is None:
-                self.rest_since = step
-            if step - self.rest_since >= REST_STEPS and self.goal_step is None:
-                self.goal_step = step
-                self.sim.event("goal", "the lander rests on the pad", step)
-        else:
-            self.rest_since = None
+        if self.success.update(step, resting) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", "the lander rests on the pad", step)
         if self.goal_step is not None or self.hull_step is not None:
             return True
         return step >= self.limit_steps

@@ -12,8 +12,8 @@ NAMES = ("the lower pool", "chamber 1", "chamber 2", "the upper pool")
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.q_max = env["max_gate_flow"]
         self.v_max = env["max_strike_speed"]
@@ -84,13 +84,17 @@ class Evaluator(PaceEvaluator):
         if i != self.body_index:
             self.body_index = i
             ev("phase", f"the boat enters {NAMES[i]}", step)
-        if x > GOAL_X and self.goal_step is None:
+        hold = self.success
+        reached = x > GOAL_X
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            ev("phase", "the boat reaches the upper pool", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            ev("goal", "the boat has reached the upper pool", step)
+            ev("goal", f"the boat has stayed in the upper pool for {hold.rule.seconds:g} s", step)
         if self.goal_step is not None or self.ground_step is not None or self.strike_step is not None \
                 or self.surge_step is not None:
             return True
-        return step >= self.limit_steps
+        return step >= self.limit_steps and not hold.running
 
     def finish(self) -> Outcome:
         w = self.world
@@ -115,7 +119,8 @@ class Evaluator(PaceEvaluator):
         if cands:
             failure = min(cands)
         elif not goal_met:
-            failure = (self.sim.steps, f"time ran out with the boat in {NAMES[w.water_index(x)]} at x = {x:.2f} m")
+            failure = (self.sim.steps, self.success.not_held("the upper pool")
+                       or f"time ran out with the boat in {NAMES[w.water_index(x)]} at x = {x:.2f} m")
         progress = 1.0 if goal_met else max(0.0, min(1.0, (self.best_x - self.x0) / (GOAL_X - self.x0)))
         return Outcome(goal_met=goal_met, progress=progress,
                        goal=f"boat at x = {x:.2f} m in {NAMES[w.water_index(x)]}; the upper pool is reached past "

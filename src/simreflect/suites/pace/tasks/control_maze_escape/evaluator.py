@@ -38,8 +38,8 @@ def cell_distances() -> dict[tuple[int, int], int]:
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.bump_max = env["max_bump_speed"]
         self.contact_max = env["max_contact_time"]
@@ -92,12 +92,16 @@ class Evaluator(PaceEvaluator):
         elif step - self.still_since >= 300 and not self.stall_logged:
             self.stall_logged = True
             ev("phase", f"the robot has not moved for 5 s (in cell {c})", step)
-        if p.x > EXIT_X and self.goal_step is None:
+        hold = self.success
+        reached = p.x > EXIT_X
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            ev("phase", "the robot leaves the maze through the exit", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            ev("goal", "the robot left the maze through the exit", step)
+            ev("goal", f"the robot has stayed out of the maze for {hold.rule.seconds:g} s", step)
         if self.goal_step is not None or self.bump_step is not None or self.contact_step is not None:
             return True
-        return step >= self.limit_steps
+        return step >= self.limit_steps and not hold.running
 
     def finish(self) -> Outcome:
         w = self.world
@@ -120,8 +124,8 @@ class Evaluator(PaceEvaluator):
         if cands:
             failure = min(cands)
         elif not goal_met:
-            failure = (self.sim.steps, f"time ran out in cell {self.cell()}, {self.dist.get(self.cell(), 0)} moves "
-                                       f"from the way out")
+            failure = (self.sim.steps, self.success.not_held("the way out")
+                       or f"time ran out in cell {self.cell()}, {self.dist.get(self.cell(), 0)} moves from the way out")
         progress = 1.0 if goal_met else max(0.0, (self.d0 - self.best) / self.d0)
         route = self.cells[-12:]
         return Outcome(goal_met=goal_met, progress=progress,

@@ -12,8 +12,8 @@ from .world import ARENA
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.radius = env["capture_radius"]
         self.vmax = env["max_capture_speed"]
@@ -22,6 +22,7 @@ class Evaluator(PaceEvaluator):
         self.min_step = 0
         self.capture_step = None
         self.capture_speed = None
+        self.goal_step = None
         self.wall_step = None
         self.escape_step = None
         self.prev_range = self.r0
@@ -44,15 +45,20 @@ class Evaluator(PaceEvaluator):
             self.sim.event("phase", f"the range began to open at {rng:.2f} m: the beacon is drawing away",
                            step)
         self.prev_range = rng
-        if rng <= self.radius and self.capture_step is None:
+        hold = self.success
+        if rng <= self.radius and self.capture_step is None and step <= self.limit_steps:
             cv, bv = w.craft.linearVelocity, w.beacon.linearVelocity
             self.capture_step = step
             self.capture_speed = math.hypot(cv.x - bv.x, cv.y - bv.y)
-            self.sim.event("goal", f"the beacon is captured (range {rng:.2f} m) at a relative speed of "
-                                   f"{self.capture_speed:.2f} m/s", step)
+            self.sim.event("phase", f"the beacon is captured (range {rng:.2f} m) at a relative speed of "
+                                    f"{self.capture_speed:.2f} m/s", step)
+        if hold.update(step, rng <= self.radius, may_start=step <= self.limit_steps) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", f"the craft has kept the beacon within {self.radius:g} m for "
+                                   f"{hold.rule.seconds:g} s", step)
         if self.wall_step is None:
             for edge in w.craft.contacts:
-                if edge.contact.touching:
+                if edge.contact.touching and edge.other == self.sim.ground:  # not the beacon's sensor
                     self.wall_step = step
                     self.sim.event("failure", "the craft struck the edge of the arena", step)
                     break
@@ -61,9 +67,11 @@ class Evaluator(PaceEvaluator):
         if self.escape_step is None and not (x0 < b.x < x1 and y0 < b.y < y1):
             self.escape_step = step
             self.sim.event("failure", "the beacon left the arena uncaught", step)
-        if self.capture_step is not None or self.wall_step is not None or self.escape_step is not None:
+        if self.goal_step is not None or self.wall_step is not None or self.escape_step is not None:
             return True
-        return step >= self.limit_steps
+        if self.capture_speed is not None and self.capture_speed > self.vmax:
+            return True  # rammed: the run's verdict is settled
+        return step >= self.limit_steps and not hold.running
 
     def finish(self) -> Outcome:
         w = self.world
@@ -77,7 +85,7 @@ class Evaluator(PaceEvaluator):
             Constraint("hull_clear", "the craft never strikes the edge of the arena", passed=self.wall_step is None,
                        value=0.0 if self.wall_step is None else 1.0, limit=0.0, unit="strikes", step=self.wall_step),
         ]
-        goal_met = self.capture_step is not None
+        goal_met = self.goal_step is not None
         failure = None
         if rammed:
             failure = (self.capture_step, f"the craft rammed the beacon at {self.capture_speed:.2f} m/s")
@@ -85,8 +93,9 @@ class Evaluator(PaceEvaluator):
             failure = (self.wall_step, "the craft struck the edge of the arena")
         elif not goal_met:
             why = "the beacon left the arena" if self.escape_step is not None else "time ran out"
-            failure = (self.sim.steps, f"{why} before the capture (closest approach {self.min_range:.2f} m at "
-                                       f"t = {self.min_step / 60:.2f} s)")
+            failure = (self.sim.steps, self.success.not_held(f"the capture (within {self.radius:g} m)")
+                       or f"{why} before the capture (closest approach {self.min_range:.2f} m at "
+                          f"t = {self.min_step / 60:.2f} s)")
         progress = max(0.0, min(1.0, (self.r0 - self.min_range) / max(1e-9, self.r0 - self.radius)))
         p, v = c.position, c.linearVelocity
         return Outcome(goal_met=goal_met, progress=progress,

@@ -12,8 +12,8 @@ WATCH_FROM = 1.0  # s
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["run_time"] * 60))
         self.band = env["band_pct"] / 100.0
         self.allow = env["max_out_time"]
@@ -72,6 +72,8 @@ class Evaluator(PaceEvaluator):
                 if self.excursions <= 4:
                     ev("contact", f"the speed is back in the band after {(step - self.out_since) * DT:.2f} s", step)
                 self.out_since = None
+        self.success.update(step, self.over_step is None and self.hot_step is None
+                            and self.out_steps * DT <= self.allow + 1e-9)
         if self.over_step is not None or self.hot_step is not None:
             return True
         return step >= self.limit_steps
@@ -87,7 +89,7 @@ class Evaluator(PaceEvaluator):
                        value=round(self.peak_temp, 2), limit=self.temp_max, unit="C", step=self.hot_step),
         ]
         finished = self.sim.steps >= self.limit_steps
-        goal_met = finished and out_s <= self.allow + 1e-9 and self.over_step is None and self.hot_step is None
+        goal_met = self.success.conclude(finished)
         failure = None
         cands = [(s, why) for s, why in ((self.over_step, "the flywheel overspeeded"),
                                          (self.hot_step, "the brake overheated")) if s is not None]

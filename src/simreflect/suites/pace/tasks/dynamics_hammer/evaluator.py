@@ -5,16 +5,16 @@ from __future__ import annotations
 import math
 
 from simreflect.suites.pace.scoring import Constraint
+from simreflect.suites.pace.hold import Hold
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
-REST_STEPS = 30
 TILT_DEG = 30.0
 REST_SPEED = 0.05
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.crate = world.crate
         self.x0 = self.crate.position.x
         self.limit_steps = int(round(env["time_limit"] * 60))
@@ -32,7 +32,7 @@ class Evaluator(PaceEvaluator):
         self.peak_speed_step = None
         self.max_tilt = 0.0
         self.tilt_step = None
-        self.rest_since = None
+        self.rest = Hold(rule)  # the crate at rest anywhere (in the zone or not) ends the run
         self.goal_step = None
         self.rest_x = None
         self.best = 0.0
@@ -84,20 +84,16 @@ class Evaluator(PaceEvaluator):
         centre = (self.zone[0] + self.zone[1]) / 2
         self.best = max(self.best, max(0.0, 1.0 - abs(p.x - centre) / max(centre - self.x0, 1.0)))
         moved = self.first_hit is not None and abs(p.x - self.x0) > 0.02
-        if moved and speed < REST_SPEED and other is None:
-            if self.rest_since is None:
-                self.rest_since = step
-            if step - self.rest_since >= REST_STEPS and self.rest_x is None:
-                self.rest_x = p.x
-                inside = self.zone[0] <= p.x <= self.zone[1]
-                self.sim.event("phase", f"the crate comes to rest at x = {p.x:.2f} m after sliding "
-                                        f"{p.x - self.x0:.2f} m ({'inside' if inside else 'outside'} the zone "
-                                        f"{self.zone[0]:g} to {self.zone[1]:g} m)", self.rest_since)
-                if inside:
-                    self.goal_step = step
-        else:
-            self.rest_since = None
-        if self.rest_x is not None:
+        resting = moved and speed < REST_SPEED and other is None
+        inside = self.zone[0] <= p.x <= self.zone[1]
+        if self.success.update(step, resting and inside) and self.goal_step is None:
+            self.goal_step = step
+        if self.rest.update(step, resting) and self.rest_x is None:
+            self.rest_x = p.x
+            self.sim.event("phase", f"the crate comes to rest at x = {p.x:.2f} m after sliding "
+                                    f"{p.x - self.x0:.2f} m ({'inside' if inside else 'outside'} the zone "
+                                    f"{self.zone[0]:g} to {self.zone[1]:g} m)", self.rest.since)
+        if self.rest_x is not None or self.goal_step is not None:
             return True
         return step >= self.limit_steps
 

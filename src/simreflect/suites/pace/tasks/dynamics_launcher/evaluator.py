@@ -9,12 +9,10 @@ from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
 from .world import BALL_R, BASKET_WALL, ZONE_X
 
-REST_STEPS = 30
-
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.ball = world.ball
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.left0, self.right0 = world.basket
@@ -22,7 +20,6 @@ class Evaluator(PaceEvaluator):
         self.launched_step = None
         self.touch_step = None
         self.touch_what = ""
-        self.inside_since = None
         self.goal_step = None
         self.best = 0.0
         self.apex = self.ball.position.y
@@ -70,14 +67,9 @@ class Evaluator(PaceEvaluator):
         if inside and self.first_landing is None:
             self.first_landing = step
             self.sim.event("contact", f"the ball enters the basket at x = {x:.2f} m", step)
-        if inside:
-            if self.inside_since is None:
-                self.inside_since = step
-            if b.linearVelocity.length < 0.5 and step - self.inside_since >= REST_STEPS and self.goal_step is None:
-                self.goal_step = step
-                self.sim.event("goal", "the ball rests in the basket", step)
-        else:
-            self.inside_since = None
+        if self.success.update(step, inside and b.linearVelocity.length < 0.5) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", "the ball rests in the basket", step)
         if self.goal_step is not None:
             return True
         if self.touch_step is not None and step - self.touch_step > 60:

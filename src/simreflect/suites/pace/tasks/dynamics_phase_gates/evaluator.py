@@ -9,8 +9,8 @@ from .world import BALL_R, MOVE_S, ZONE_X
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.ball = world.ball
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.finish_x = env["finish_x"]
@@ -23,6 +23,7 @@ class Evaluator(PaceEvaluator):
         self.on_track = None
         self.track_speed = None
         self.finish_step = None
+        self.goal_step = None
         self.best_x = self.ball.position.x
         self.prev_vx = 0.0
 
@@ -60,13 +61,17 @@ class Evaluator(PaceEvaluator):
                                               f"closed at t = {z:.2f} s)", step)
                     break
         self.prev_vx = v.x
-        if self.finish_step is None and p.x >= self.finish_x:
+        hold = self.success
+        if self.finish_step is None and p.x >= self.finish_x and step <= self.limit_steps:
             self.finish_step = step
-            self.sim.event("goal", f"the ball crosses the finish line at t = {t:.2f} s", step)
+            self.sim.event("phase", f"the ball crosses the finish line at t = {t:.2f} s", step)
+        if hold.update(step, p.x >= self.finish_x, may_start=step <= self.limit_steps) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", f"the ball has stayed past the finish line for {hold.rule.seconds:g} s", step)
             return True
         if self.hit_step is not None and step > self.hit_step + 30:
             return True
-        return step >= self.limit_steps
+        return step >= self.limit_steps and not hold.running
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -78,15 +83,18 @@ class Evaluator(PaceEvaluator):
                        value=0.0 if clean else 1.0, limit=0.0, unit="door strikes", step=self.hit_step,
                        detail="" if clean else f"it struck gate {self.hit_gate} at step {self.hit_step}"),
         ]
-        goal_met = self.finish_step is not None and clean
+        goal_met = self.goal_step is not None and clean
         failure = None
         if not clean:
             failure = (self.hit_step, f"the ball struck the door of gate {self.hit_gate}")
         elif not goal_met:
             if self.on_track is None:
                 failure = (sim.steps, "the ball never left the ramp zone")
-            else:
+            elif self.finish_step is None:
                 failure = (sim.steps, f"the ball had not crossed the finish line by the time limit (x = {p.x:.2f} m)")
+            else:
+                failure = (sim.steps, f"the ball crossed the finish line but did not stay past it for "
+                                      f"{self.success.rule.seconds:g} s (x = {p.x:.2f} m)")
         through = len(self.passed) if clean else max(0, min(len(self.passed), (self.hit_gate or 1) - 1))
         reach = max(0.0, min(1.0, self.best_x / self.finish_x))
         progress = (through + (reach if through == n else 0.0)) / (n + 1)

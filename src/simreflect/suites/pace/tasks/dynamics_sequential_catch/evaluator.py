@@ -5,11 +5,14 @@ from __future__ import annotations
 from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
+from .world import BALL_R
+
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
+        self.end = self.limit_steps + self.success.rule.steps  # the balls held at the limit must stay in the cart
         self.n = int(env["ball_count"])
         self.floor = world.floor
         self.design = list(sim.parts.values())
@@ -24,6 +27,16 @@ class Evaluator(PaceEvaluator):
             return None
         total = sum(b.mass for b in self.design)
         return sum(b.mass * b.worldCenter.x for b in self.design) / total if total > 0 else None
+
+    def _in_cart(self, balls) -> bool:
+        """Every ball inside the box around the cart's parts (up to a ball's height above their top):
+        held in the cart, even when it rolls or bounces there, not flung out of it."""
+        boxes = [f.GetAABB(0) for b in self.design for f in b.fixtures]
+        if not boxes:
+            return False
+        x0, x1 = min(a.lowerBound.x for a in boxes), max(a.upperBound.x for a in boxes)
+        y0, y1 = min(a.lowerBound.y for a in boxes), max(a.upperBound.y for a in boxes) + 2 * BALL_R
+        return all(x0 <= p.x <= x1 and y0 <= p.y <= y1 for p in (ball.position for ball in balls))
 
     def tick(self, step: int) -> bool:
         for i, ball in enumerate(self.world.balls):
@@ -49,9 +62,13 @@ class Evaluator(PaceEvaluator):
                     if self.first_floor is None:
                         self.first_floor = step
                     break
+        if step >= self.limit_steps:
+            balls = self.world.balls
+            self.success.update(step, len(balls) == self.n and not self.floored and len(self.caught) == self.n
+                                and self._in_cart(balls))
         if len(self.floored) == self.n:
             return True
-        return step >= self.limit_steps
+        return step >= self.end
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -65,7 +82,7 @@ class Evaluator(PaceEvaluator):
             Constraint("cart_intact", "no joint of the cart breaks", passed=not broken, value=float(len(broken)),
                        limit=0.0, unit="broken joints", step=broken[0].broken_step if broken else None),
         ]
-        goal_met = len(held) == self.n and sim.steps >= self.limit_steps and not self.floored
+        goal_met = self.success.conclude(sim.steps >= self.end) and len(held) == self.n and not self.floored
         failure = None
         if self.floored:
             i, s = min(self.floored.items(), key=lambda kv: kv[1])
@@ -73,7 +90,9 @@ class Evaluator(PaceEvaluator):
         if broken and (failure is None or broken[0].broken_step < failure[0]):
             failure = (broken[0].broken_step, f"joint {broken[0].id} of the cart broke")
         if not goal_met and failure is None:
-            failure = (sim.steps, f"only {len(held)} of {self.n} balls are held in the cart")
+            failure = (sim.steps, f"only {len(held)} of {self.n} balls are held in the cart" if len(held) < self.n
+                       else f"not every ball rested in the cart for {self.success.rule.seconds:g} s after "
+                            f"t = {self.limit_steps / 60:g} s ({self.success.describe()})")
         cx = self._cart_x()
         return Outcome(goal_met=goal_met, progress=len(held) / self.n,
                        goal=f"{len(held)} of {self.n} balls held in the cart at t = {sim.steps / 60:.2f} s",

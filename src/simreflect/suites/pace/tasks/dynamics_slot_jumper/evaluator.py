@@ -11,8 +11,8 @@ from .world import SLED_R, ZONE_X
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.sled = world.sled
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.windows = world.windows()
@@ -26,6 +26,7 @@ class Evaluator(PaceEvaluator):
         self.wall_what = ""
         self.touch_step = None
         self.touch_x = None
+        self.goal_step = None
         self.apex = None
         self.prev_x = self.sled.position.x
         self.prev_y = self.sled.position.y
@@ -75,11 +76,21 @@ class Evaluator(PaceEvaluator):
             lo, hi = self.strip
             where = "on the strip" if lo <= x <= hi else ("short of the strip" if x < lo else "past the strip")
             self.sim.event("contact", f"the sled touches down at x = {x:.2f} m ({where}, {lo:g} to {hi:g} m)", step)
+        lo, hi = self.strip
+        first_on_strip = self.touch_x is not None and lo <= self.touch_x <= hi
+        landed = (first_on_strip and self.wall_step is None and self.floor in touching
+                  and len(self.crossed) == len(self.windows) and all(ok for _, ok in self.crossed))
+        hold = self.success
+        if hold.update(step, landed, may_start=step <= self.limit_steps) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", f"the sled landed on the strip and has stayed down for {hold.rule.seconds:g} s",
+                           step)
+            return True
         if self.wall_step is not None and step > self.wall_step + 30:
             return True
-        if self.touch_step is not None and step > self.touch_step + 15:
+        if self.touch_step is not None and step > self.touch_step + 15 and not hold.running:
             return True
-        return step >= self.limit_steps
+        return step >= self.limit_steps and not hold.running
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -95,7 +106,7 @@ class Evaluator(PaceEvaluator):
                        step=self.wall_step, detail=f"it struck {self.wall_what} at step {self.wall_step}"
                        if self.wall_step is not None else ""),
         ]
-        goal_met = all_through and landed and self.wall_step is None
+        goal_met = all_through and landed and self.wall_step is None and self.goal_step is not None
         failure = None
         if self.wall_step is not None:
             failure = (self.wall_step, f"the sled struck {self.wall_what}")
@@ -107,6 +118,9 @@ class Evaluator(PaceEvaluator):
                            "passing every wall" if self.touch_x is not None else "the sled did not pass every wall")
             elif self.touch_x is None:
                 failure = (sim.steps, "the sled had not touched down by the time limit")
+            elif landed:
+                failure = (sim.steps, f"the sled touched down on the strip but did not stay down for "
+                                      f"{self.success.rule.seconds:g} s: it bounced (it is at x = {p.x:.2f} m)")
             else:
                 failure = (self.touch_step, f"the sled touched down at x = {self.touch_x:.2f} m, "
                            f"{'short of' if self.touch_x < lo else 'past'} the strip")

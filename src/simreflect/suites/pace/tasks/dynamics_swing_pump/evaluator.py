@@ -11,13 +11,15 @@ from .world import SEAT_Y
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.target = env["target_height"]
         self.best = 0.0
         self.best_step = 0
         self.goal_step = None
+        self.reach_step = None
+        self.turns: dict[str, float | None] = {"left": None, "right": None}  # seat height at the latest turns
         self.max_angle = 0.0
         self.crossings: list[float] = []  # times the swing passes the vertical moving right
         self.prev_angle = world.swing.angle
@@ -49,6 +51,9 @@ class Evaluator(PaceEvaluator):
         if self.prev_w < 0.0 <= w and step > 1:  # a turning point on the left: one event per cycle
             self.sim.event("phase", f"the swing turns back at {abs(math.degrees(a)):.1f} degrees on the left "
                                     f"(seat {h:.2f} m up)", step)
+            self.turns["left"] = h
+        elif self.prev_w > 0.0 >= w and step > 1:
+            self.turns["right"] = h
         self.prev_w = w
         if self.prev_angle < 0.0 <= a:
             self.crossings.append(step / 60.0)
@@ -58,11 +63,18 @@ class Evaluator(PaceEvaluator):
                 ang = rec.joint.angle
                 self.motor_turn[i] += abs(ang - self.prev_motor[i])
                 self.prev_motor[i] = ang
-        if self.goal_step is None and h >= self.target:
+        if self.reach_step is None and h >= self.target and step <= self.limit_steps:
+            self.reach_step = step
+            self.sim.event("phase", f"the seat reaches {h:.2f} m above its lowest point", step)
+        # a swing, not a kick: the seat must turn at the height on both sides in succession
+        swinging = all(t is not None and t >= self.target for t in self.turns.values())
+        hold = self.success
+        if hold.update(step, swinging, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            self.sim.event("goal", f"the seat reaches {h:.2f} m above its lowest point", step)
+            self.sim.event("goal", f"the seat has turned at least {self.target:g} m up on both sides and kept "
+                                   f"swinging that high for {hold.rule.seconds:g} s", step)
             return True
-        return step >= self.limit_steps
+        return step >= self.limit_steps and not hold.running
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -79,7 +91,12 @@ class Evaluator(PaceEvaluator):
         if broken:
             failure = (broken[0].broken_step, f"joint {broken[0].id} of the rider broke")
         if not goal_met and failure is None:
-            failure = (sim.steps, f"the seat rose at most {self.best:.2f} m (target {self.target:g} m)")
+            if self.reach_step is None:
+                failure = (sim.steps, f"the seat rose at most {self.best:.2f} m (target {self.target:g} m)")
+            else:
+                failure = (sim.steps, f"the seat rose {self.best:.2f} m but did not turn at {self.target:g} m up on "
+                                      f"both sides in succession (latest turns: left "
+                                      f"{self.turns['left'] or 0.0:.2f} m, right {self.turns['right'] or 0.0:.2f} m)")
         periods = [b - a for a, b in zip(self.crossings, self.crossings[1:])]
         t = max(sim.steps, 1) / 60.0
         speeds = [round(turn / t, 3) for turn in self.motor_turn]

@@ -11,12 +11,11 @@ from simreflect.suites.pace.task import Outcome, PaceEvaluator
 from .world import ZONE_HALF
 
 G0 = 9.81  # the unit of the impact limit ("g"): standard gravity, whatever gravity does here
-SETTLE_S = 1.0
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.egg = world.egg
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.impact_limit = env["impact_limit"]
@@ -66,8 +65,11 @@ class Evaluator(PaceEvaluator):
                 self.escape_step = step
                 self.sim.event("failure", f"the egg left the cradle (x = {p.x:.2f} m, y = {p.y:.2f} m)", step)
         speed = math.hypot(vx, vy)
-        if step > self.limit_steps - SETTLE_S * 60:
+        if step > self.limit_steps - self.success.rule.steps:
             self.max_late_speed = max(self.max_late_speed, speed)
+        held = (self.caught_step is not None and self.ground_step is None and self.escape_step is None
+                and speed <= self.settle_speed)
+        self.success.update(step, held)
         return step >= self.limit_steps or self.escape_step is not None and step > self.escape_step + 60
 
     def finish(self) -> Outcome:
@@ -75,8 +77,7 @@ class Evaluator(PaceEvaluator):
         broken = sim.broken_joints()
         p = self.egg.position
         caught = self.caught_step is not None and self.ground_step is None
-        settled = (caught and self.escape_step is None and sim.steps >= self.limit_steps
-                   and self.max_late_speed <= self.settle_speed)
+        settled = self.success.conclude(sim.steps >= self.limit_steps)
         constraints = [
             Constraint("egg_intact", f"the egg never feels more than {self.impact_limit:g} g",
                        passed=self.over_step is None, value=round(self.peak, 3), limit=self.impact_limit, unit="g",

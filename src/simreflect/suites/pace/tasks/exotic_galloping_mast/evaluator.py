@@ -9,14 +9,13 @@ from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
 TILT_DEG = 8.0
-HOLD_S = 4.0
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
-        self.hold_from = self.limit_steps - int(HOLD_S * 60)
+        self.hold_from = self.limit_steps - self.success.rule.steps
         self.tol = env["sway_tolerance"]
         self.max_force = env["max_guy_force"]
         self.max_tilt = 0.0
@@ -57,6 +56,7 @@ class Evaluator(PaceEvaluator):
                     self.over_step = step
                     self.sim.event("failure", f"guy {sid} carried {f:.0f} N, more than its rating of "
                                               f"{self.max_force:g} N", step)
+        self.success.update(step, self.tilt_step is None and abs(x) <= self.tol)
         if step == self.hold_from:
             self.sim.event("phase", f"the hold window begins: the top is at x = {x:.3f} m", step)
         if self.tilt_step is not None and step > self.tilt_step + 60:
@@ -65,7 +65,7 @@ class Evaluator(PaceEvaluator):
 
     def finish(self) -> Outcome:
         sim = self.sim
-        held = self.tilt_step is None and sim.steps >= self.limit_steps and self.late_sway <= self.tol
+        held = self.success.conclude(sim.steps >= self.limit_steps)
         constraints = [
             Constraint("mast_standing", f"the mast never leans more than {TILT_DEG:g} degrees",
                        passed=self.tilt_step is None, value=round(self.max_tilt, 3), limit=TILT_DEG, unit="deg",
@@ -82,17 +82,19 @@ class Evaluator(PaceEvaluator):
                 failure = (st, why)
         if not held and failure is None:
             failure = (sim.steps, f"the top swayed up to {self.late_sway:.3f} m from the vertical in the last "
-                                  f"{HOLD_S:g} s (tolerance {self.tol:g} m)")
+                                  f"{self.success.rule.seconds:g} s (tolerance {self.tol:g} m)")
         progress = 0.0
         if self.tilt_step is None and sim.steps >= self.limit_steps:
             progress = max(0.0, min(1.0, self.tol / max(self.late_sway, 1e-9)))
         mean = self.late_sum / self.late_n if self.late_n else 0.0
         x = self.world.top().x
         if self.late_n:
-            goal = (f"top of the mast swayed up to {self.late_sway:.3f} m from the vertical in the last {HOLD_S:g} s "
+            goal = (f"top of the mast swayed up to {self.late_sway:.3f} m from the vertical in the last "
+                    f"{self.success.rule.seconds:g} s "
                     f"(tolerance {self.tol:g} m)")
         else:
-            goal = f"the test ended at step {sim.steps}, before the last {HOLD_S:g} s (tolerance {self.tol:g} m)"
+            goal = (f"the test ended at step {sim.steps}, before the last {self.success.rule.seconds:g} s "
+                    f"(tolerance {self.tol:g} m)")
         return Outcome(goal_met=held, progress=progress, goal=goal,
                        constraints=constraints, failure=failure,
                        terminal={"top_x": round(x, 4), "late_sway": round(self.late_sway, 4),
@@ -101,4 +103,4 @@ class Evaluator(PaceEvaluator):
                                  "thirds": [round(v, 4) for v in self.thirds], "held_window": self.late_n > 0,
                                  "max_tilt": round(self.max_tilt, 3), "peak_guy": round(self.peak_guy, 1),
                                  "peak_guy_id": self.peak_guy_id, "peak_guy_step": self.peak_guy_step,
-                                 "hold_s": HOLD_S})
+                                 "hold_s": self.success.rule.seconds})

@@ -10,12 +10,11 @@ from simreflect.suites.pace.task import Outcome, PaceEvaluator
 from .world import FIELD_X, PUCK_R, ZONE
 
 REST_SPEED = 0.15
-REST_STEPS = 30
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.puck = world.puck
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.target = (env["target_x"], env["target_y"])
@@ -27,7 +26,6 @@ class Evaluator(PaceEvaluator):
         self.entry_radius = None
         self.touch_step = None
         self.touch_what = ""
-        self.rest_since = None
         self.goal_step = None
         self.stop_step = None
         self.closest = math.inf
@@ -77,17 +75,13 @@ class Evaluator(PaceEvaluator):
                 self.stop_step = step
                 self.sim.event("phase", f"the puck comes to rest at x = {x:.2f} m, y = {y:.2f} m, {d:.2f} m from "
                                         "the target's centre", step)
-            if d <= self.ring:
-                if self.rest_since is None:
-                    self.rest_since = step
-                if step - self.rest_since >= REST_STEPS and self.goal_step is None:
-                    self.goal_step = step
-                    self.sim.event("goal", "the puck rests inside the target ring", step)
-        else:
-            self.rest_since = None
+        resting = self.launched_step is not None and speed < REST_SPEED and d <= self.ring
+        if self.success.update(step, resting) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", "the puck rests inside the target ring", step)
         if self.goal_step is not None:
             return True
-        if self.stop_step is not None and d > self.ring and step - self.stop_step > REST_STEPS:
+        if self.stop_step is not None and d > self.ring and step - self.stop_step > self.success.rule.steps:
             return True
         if self.touch_step is not None and step - self.touch_step > 60:
             return True

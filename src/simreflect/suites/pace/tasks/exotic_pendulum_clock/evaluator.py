@@ -14,8 +14,8 @@ MIN_SWINGS = 3
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.target = env["target_period"]
         self.tol = env["period_tolerance"]
@@ -55,6 +55,9 @@ class Evaluator(PaceEvaluator):
                 if self.out_step is not None:
                     break
         broken = self.sim.broken_joints()
+        tt = self.turns
+        wide = len(tt) >= 2 and math.degrees(abs(tt[-1][1] - tt[-2][1]) / 2) >= self.min_amp
+        self.success.update(step, wide and self.out_step is None and not broken)
         if broken and step > broken[0].broken_step + 60:
             return True
         return step >= self.limit_steps
@@ -83,6 +86,7 @@ class Evaluator(PaceEvaluator):
         swinging = len(periods) >= MIN_SWINGS
         on_time = swinging and abs(err) <= self.tol
         wide = swinging and amp_end >= self.min_amp
+        kept = self.success.conclude(sim.steps >= self.limit_steps)  # wide on every half-swing of the last period
         constraints = [
             Constraint("inside_case", "no part ever leaves the clock case", passed=self.out_step is None,
                        value=0.0 if self.out_step is None else 1.0, limit=0.0, unit="exits", step=self.out_step,
@@ -105,16 +109,19 @@ class Evaluator(PaceEvaluator):
             elif not on_time:
                 failure = (sim.steps, f"the pendulum's period is {mean:.4f} s, {100 * err:+.2f}% from the target "
                                       f"{self.target:g} s (tolerance {100 * self.tol:g}%)")
-            else:
+            elif not wide:
                 failure = (sim.steps, f"the swing died down to {amp_end:.2f} degrees (at least {self.min_amp:g} "
                                       "needed)")
+        if failure is None and not kept:
+            failure = (sim.steps, f"the swing was not at least {self.min_amp:g} degrees on every half-swing of the "
+                                  f"last {self.success.rule.seconds:g} s ({self.success.describe()})")
         progress = 0.0
         if swinging:
             progress = max(0.0, 1.0 - abs(err) / 0.1) * min(1.0, amp_end / self.min_amp)
         goal = ("no full swing measured" if mean is None else
                 f"mean period {mean:.4f} s ({100 * err:+.2f}% from {self.target:g} s, tolerance "
                 f"{100 * self.tol:g}%); swing at the end {amp_end:.2f} degrees (at least {self.min_amp:g})")
-        return Outcome(goal_met=on_time and wide, progress=progress, goal=goal, constraints=constraints,
+        return Outcome(goal_met=on_time and wide and kept, progress=progress, goal=goal, constraints=constraints,
                        failure=failure,
                        terminal={"periods": len(periods), "mean": None if mean is None else round(mean, 5),
                                  "first": round(periods[0], 5) if periods else None,

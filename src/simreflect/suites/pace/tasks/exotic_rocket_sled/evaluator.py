@@ -7,13 +7,12 @@ from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
 REST_SPEED = 0.05
-REST_STEPS = 60
 G0 = 9.81
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.body = world.body
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.D = env["dock_x"]
@@ -24,7 +23,6 @@ class Evaluator(PaceEvaluator):
         self.over_step = None
         self.crash_step = None
         self.crash_speed = 0.0
-        self.rest_since = None
         self.goal_step = None
         self.v_peak = 0.0
         self.fuel_out_step = None
@@ -58,14 +56,9 @@ class Evaluator(PaceEvaluator):
             self.in_dust = step
             self.sim.event("phase", f"the sled starts to sweep up dust at x = {x:.2f} m", step)
         near = abs(x - self.D) <= self.tol
-        if abs(v) < REST_SPEED and near:
-            if self.rest_since is None:
-                self.rest_since = step
-            if step - self.rest_since >= REST_STEPS and self.goal_step is None:
-                self.goal_step = step
-                self.sim.event("goal", f"the sled rests at the dock (x = {x:.2f} m)", step)
-        else:
-            self.rest_since = None
+        if self.success.update(step, abs(v) < REST_SPEED and near) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", f"the sled rests at the dock (x = {x:.2f} m)", step)
         if self.goal_step is not None:
             return True
         if self.crash_step is not None and step > self.crash_step + 30:

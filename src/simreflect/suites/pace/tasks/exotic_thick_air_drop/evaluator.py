@@ -11,8 +11,8 @@ TILT_DEG = 30.0
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.pkg = world.package
         self.bodies = [b for b, _, _ in world.craft]
         self.vmax = env["max_landing_speed"]
@@ -21,6 +21,7 @@ class Evaluator(PaceEvaluator):
         self.y0 = self.pkg.position.y
         self.touch_step = None
         self.touch = None  # x, speed, vx, vy, tilt
+        self.goal_step = None
         self.max_tilt = 0.0
         self.tilt_step = None
         self.steady = None  # (step, altitude, descent rate, drift speed)
@@ -56,9 +57,21 @@ class Evaluator(PaceEvaluator):
                     self.sim.event("contact", f"touchdown {where} at x = {p.x:.2f} m, {self.touch[1]:.2f} m/s "
                                               f"(vertical {vy:.2f}, horizontal {vx:+.2f}), tilt {tilt:.0f} deg",
                                    step)
-                    return True
-            self.prev_v = (v.x, v.y)
-        return False
+                    break
+            else:
+                self.prev_v = (v.x, v.y)
+                return False
+        # after the touchdown: the package must stay down over the strip (a landing, not a skip)
+        left, right = self.strip
+        ground = self.sim.ground
+        down = (left <= self.touch[0] <= right and left <= p.x <= right
+                and any(e.contact.touching and e.other == ground for body in self.bodies for e in body.contacts))
+        hold = self.success
+        if hold.update(step, down) and self.goal_step is None:
+            self.goal_step = step
+            self.sim.event("goal", f"the craft has stayed down with the package over the strip for "
+                                   f"{hold.rule.seconds:g} s", step)
+        return hold.met or not hold.running
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -75,13 +88,17 @@ class Evaluator(PaceEvaluator):
         ]
         x = p.x if self.touch is None else self.touch[0]
         on = self.touch is not None and left <= x <= right
+        landed = on and self.success.met
         failure = None
         if hard:
             failure = (self.touch_step, f"the package hit the ground at {self.touch[1]:.2f} m/s")
         if self.tilt_step is not None and (failure is None or self.tilt_step < failure[0]):
             failure = (self.tilt_step, "the package tipped over in the air")
-        if not on and failure is None:
-            if self.touch is None:
+        if not landed and failure is None:
+            if on:
+                failure = (sim.steps, f"the craft touched down on the strip but did not stay down over it for "
+                                      f"{self.success.rule.seconds:g} s (the package is at x = {p.x:.2f} m)")
+            elif self.touch is None:
                 failure = (sim.steps, f"the package had not touched down when time ran out (altitude {p.y:.1f} m)")
             else:
                 failure = (self.touch_step, f"the package touched down at x = {x:.2f} m, off the strip "
@@ -90,7 +107,7 @@ class Evaluator(PaceEvaluator):
         progress = 0.0 if self.touch is None else max(0.0, 1.0 - miss / 10.0)
         t = self.touch
         st = self.steady
-        return Outcome(goal_met=on, progress=progress,
+        return Outcome(goal_met=landed, progress=progress,
                        goal=f"package {'touched down' if t else 'is'} at x = {x:.2f} m; strip from {left:g} to {right:g} m",
                        constraints=constraints, failure=failure,
                        terminal={"x": round(x, 3), "y": round(p.y, 3), "release_x": round(self.x0, 3),

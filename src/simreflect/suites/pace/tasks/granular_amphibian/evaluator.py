@@ -14,8 +14,8 @@ STALL_GAIN = 0.1
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.w = world
         design = sim.design
         self.bodies = [(sim.parts[p.id], p.mass) for p in design.parts]
@@ -61,10 +61,16 @@ class Evaluator(PaceEvaluator):
             self.stall_step = step
             self.sim.event("phase", f"the vehicle has gained less than {STALL_GAIN:g} m in {STALL_STEPS / 60:g} s "
                                     f"(stuck at x = {x:.2f} m); the run ends", step)
-        if x >= self.goal_x and self.goal_step is None:
+        hold = self.success
+        reached = x >= self.goal_x
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            self.sim.event("phase", f"the vehicle's centre of mass reaches x = {self.goal_x:.2f} m", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            self.sim.event("goal", f"the vehicle's centre of mass reached x = {self.goal_x:.2f} m", step)
-        return (self.goal_step is not None or step >= self.limit_steps or self.tilt_step is not None
+            self.sim.event("goal", f"the vehicle's centre of mass has stayed past x = {self.goal_x:.2f} m"
+                                   f" for {hold.rule.seconds:g} s", step)
+        return (self.goal_step is not None or (step >= self.limit_steps and not hold.running)
+                or self.tilt_step is not None
                 or self.swamp_step is not None or self.stall_step is not None)
 
     def finish(self) -> Outcome:
@@ -90,7 +96,8 @@ class Evaluator(PaceEvaluator):
         goal_met = self.goal_step is not None and not broken
         if not goal_met and failure is None:
             why = "the vehicle got stuck" if self.stall_step is not None else "time ran out with the vehicle"
-            failure = (sim.steps, f"{why} at x = {self.best_x:.2f} m (goal x >= {self.goal_x:.2f} m)")
+            failure = (sim.steps, self.success.not_held(f"x = {self.goal_x:.2f} m")
+                       or f"{why} at x = {self.best_x:.2f} m (goal x >= {self.goal_x:.2f} m)")
         speed = self.chassis.linearVelocity.length if self.chassis is not None else 0.0
         weight = sum(b.mass for b in self.w.floating) * self.env["gravity"]
         wheels = [sim.parts[p.id] for p in sim.design.parts if p.kind == "wheel"]

@@ -14,8 +14,8 @@ CHECK_EVERY = 3
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.w = world
         self.cargo = world.cargo
         self.limit_steps = int(round(env["time_limit"] * 60))
@@ -49,10 +49,16 @@ class Evaluator(PaceEvaluator):
         if frac > WET_FRACTION and self.wet_step is None:
             self.wet_step = step
             self.sim.event("failure", f"the cargo is in the water ({100 * frac:.0f}% of it submerged)", step)
-        if c.x >= GOAL_X and self.goal_step is None and self.wet_step is None:
+        hold = self.success
+        reached = c.x >= GOAL_X and self.wet_step is None
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            self.sim.event("phase", f"the cargo reaches the landing (x = {GOAL_X:g} m) dry", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            self.sim.event("goal", f"the cargo reached the landing (x = {GOAL_X:g} m) dry", step)
-        return self.goal_step is not None or self.wet_step is not None or step >= self.limit_steps
+            self.sim.event("goal", f"the cargo has stayed on the landing (past x = {GOAL_X:g} m) dry"
+                                   f" for {hold.rule.seconds:g} s", step)
+        return (self.goal_step is not None or self.wet_step is not None
+                or (step >= self.limit_steps and not hold.running))
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -74,7 +80,8 @@ class Evaluator(PaceEvaluator):
                 failure = (st, why)
         goal_met = self.goal_step is not None and not broken
         if not goal_met and failure is None:
-            failure = (sim.steps, f"time ran out with the cargo at x = {self.best_x:.2f} m (landing at x = {GOAL_X:g} m)")
+            failure = (sim.steps, self.success.not_held(f"the landing (x = {GOAL_X:g} m)")
+                       or f"time ran out with the cargo at x = {self.best_x:.2f} m (landing at x = {GOAL_X:g} m)")
         span = GOAL_X - self.start_x
         progress = max(0.0, min(1.0, (self.best_x - self.start_x) / span)) if span > 0 else 0.0
         hull_y = hull_tilt = 0.0

@@ -14,8 +14,8 @@ CHECK_EVERY = 15
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.grains = world.grains
         self.n = len(self.grains)
         self.allowed = env["allowed_leak"]
@@ -60,6 +60,7 @@ class Evaluator(PaceEvaluator):
                 if d > MOVE_LIMIT and self.move_step is None:
                     self.move_step = step
                     self.sim.event("failure", f"dam part {pid} has moved {d:.2f} m from where it was built", step)
+        self.success.update(step, leaked <= self.allowed * self.n + 1e-9)
         return step >= self.limit_steps
 
     def finish(self) -> Outcome:
@@ -67,7 +68,7 @@ class Evaluator(PaceEvaluator):
         leaked = self._leaked()
         broken = sim.broken_joints()
         frac = leaked / self.n if self.n else 0.0
-        goal_met = frac <= self.allowed + 1e-12 and sim.steps >= self.limit_steps
+        goal_met = self.success.conclude(sim.steps >= self.limit_steps) and frac <= self.allowed + 1e-12
         constraints = [
             Constraint("dam_intact", "no joint of the dam breaks", passed=not broken, value=float(len(broken)),
                        limit=0.0, unit="broken joints", step=broken[0].broken_step if broken else None,

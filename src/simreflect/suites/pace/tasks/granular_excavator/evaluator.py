@@ -20,12 +20,13 @@ STILL_STEPS = 60  # at rest this long: the machine has stopped
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.grains = world.grains
         self.n = len(self.grains)
         self.required = int(env["required"])
         self.limit_steps = int(round(env["time_limit"] * 60))
+        self.end = self.limit_steps + self.success.rule.steps  # the bin's state at the limit must last this long
         self.parts = [sim.parts[pid] for pid in sim.parts]
         self.peak = 0
         self.first_step = None
@@ -40,7 +41,7 @@ class Evaluator(PaceEvaluator):
         return sum(1 for g in self.grains if self.world.in_bin(g))
 
     def tick(self, step: int) -> bool:
-        if step % CHECK_EVERY and step < self.limit_steps:
+        if step % CHECK_EVERY and step < self.end:
             return False
         k = self._count()
         if k and self.first_step is None:
@@ -68,7 +69,9 @@ class Evaluator(PaceEvaluator):
                 self.sim.event("standstill", f"the excavator has come to rest (its parts' centres between "
                                              f"y = {self.stopped_at[0]:.2f} and {self.stopped_at[1]:.2f} m)",
                                self.still_since)
-        return step >= self.limit_steps
+        if step >= self.limit_steps:
+            self.success.update(step, k >= self.required and not self.sim.broken_joints())
+        return step >= self.end
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -76,7 +79,7 @@ class Evaluator(PaceEvaluator):
         places = [self.world.place_of(g) for g in self.grains]
         outside = {key: places.count(key) for key in ("left", "between", "beyond")}
         broken = sim.broken_joints()
-        goal_met = k >= self.required and not broken and sim.steps >= self.limit_steps
+        goal_met = self.success.conclude(sim.steps >= self.end) and k >= self.required and not broken
         constraints = [
             Constraint("excavator_intact", "no joint of the excavator breaks", passed=not broken,
                        value=float(len(broken)), limit=0.0, unit="broken joints",

@@ -11,10 +11,11 @@ CHECK_EVERY = 15
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.w = world
         self.limit_steps = int(round(env["time_limit"] * 60))
+        self.end = self.limit_steps + self.success.rule.steps  # the bins' state at the limit must last this long
         self.need = env["pass_fraction"]
         self.allow = env["large_allowed"]
         self.first_large = None
@@ -37,7 +38,7 @@ class Evaluator(PaceEvaluator):
         return c
 
     def tick(self, step: int) -> bool:
-        if step % CHECK_EVERY and step < self.limit_steps:
+        if step % CHECK_EVERY and step < self.end:
             return False
         large = self.census(self.w.large)
         if large["fines"] and self.first_large is None:
@@ -47,7 +48,12 @@ class Evaluator(PaceEvaluator):
             self.over_step = step
             self.sim.event("failure", f"large grains in the fines bin exceed the allowed {100 * self.allow:g}% "
                                       f"({large['fines']} of {self.w.n_large})", step)
-        return step >= self.limit_steps
+        if step >= self.limit_steps:
+            w = self.w
+            fines = self.census(w.small)["fines"]
+            self.success.update(step, (fines / w.n_small if w.n_small else 1.0) >= self.need - 1e-9
+                                and large["fines"] <= self.allow * w.n_large + 1e-9)
+        return step >= self.end
 
     def finish(self) -> Outcome:
         sim, w = self.sim, self.w
@@ -61,7 +67,7 @@ class Evaluator(PaceEvaluator):
         broken = sim.broken_joints()
         passed_ok = fs >= self.need - 1e-9
         held_ok = fl <= self.allow + 1e-9
-        goal_met = passed_ok and held_ok and sim.steps >= self.limit_steps
+        goal_met = self.success.conclude(sim.steps >= self.end) and passed_ok and held_ok
         constraints = [
             Constraint("screen_intact", "no joint of the screen breaks", passed=not broken, value=float(len(broken)),
                        limit=0.0, unit="broken joints", step=broken[0].broken_step if broken else None,

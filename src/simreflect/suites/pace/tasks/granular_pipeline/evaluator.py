@@ -11,8 +11,8 @@ CHECK_EVERY = 15
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.grains = world.grains
         self.n = world.n
         self.required = int(env["required"])
@@ -56,10 +56,15 @@ class Evaluator(PaceEvaluator):
         if self.first_in is None and self.delivered:
             self.first_in = step
             self.sim.event("phase", "the first grain lands in the bin", step)
-        if self.goal_step is None and self.delivered >= self.required:
+        hold = self.success
+        reached = self.delivered >= self.required
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            self.sim.event("phase", f"{self.delivered} grains lie in the bin (required {self.required})", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            self.sim.event("goal", f"{self.delivered} grains lie in the bin (required {self.required})", step)
-        return self.goal_step is not None or step >= self.limit_steps
+            self.sim.event("goal", f"at least {self.required} grains have lain in the bin"
+                                   f" for {hold.rule.seconds:g} s ({self.delivered} now)", step)
+        return self.goal_step is not None or (step >= self.limit_steps and not hold.running)
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -75,8 +80,8 @@ class Evaluator(PaceEvaluator):
         ]
         failure = (broken[0].broken_step, f"joint {broken[0].id} of the chute broke") if broken else None
         if self.goal_step is None and failure is None:
-            failure = (sim.steps, f"only {delivered} grains reached the bin in the time allowed "
-                                  f"(required {self.required})")
+            failure = (sim.steps, self.success.not_held(f"{self.required} grains in the bin")
+                       or f"only {delivered} grains reached the bin in the time allowed (required {self.required})")
         progress = min(1.0, max(delivered, 0) / self.required) if self.required else 1.0
         return Outcome(goal_met=goal_met, progress=progress,
                        goal=f"{delivered} of {self.n} grains in the bin; at least {self.required} required",

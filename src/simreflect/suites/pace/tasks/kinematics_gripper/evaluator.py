@@ -6,23 +6,20 @@ from __future__ import annotations
 from simreflect.suites.pace.scoring import Constraint
 from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
-HOLD_S = 2.0
 LIFTED = 0.3  # the ball counts as lifted once its underside is this far above the floor
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.ball = world.ball
         self.r = env["ball_radius"]
         self.target = env["target_height"]
         self.limit_steps = int(round(env["time_limit"] * 60))
-        self.hold_steps = int(round(HOLD_S * 60))
         self.start = self.ball.position.y
         self.best = self.start
         self.lift_step = None
         self.drop_step = None
-        self.above_since = None
         self.reach_step = None
         self.goal_step = None
         self.grasp_step = None
@@ -45,18 +42,16 @@ class Evaluator(PaceEvaluator):
             self.drop_step = step
             sim.event("failure", f"the ball slipped from the gripper and fell back to the floor at x = "
                                  f"{b.position.x:.2f} m", step)
-        if y >= self.target:
-            if self.above_since is None:
-                self.above_since = step
-                if self.reach_step is None:
-                    self.reach_step = step
-                    sim.event("phase", f"the ball's centre reaches {self.target:g} m", step)
-            elif step - self.above_since >= self.hold_steps and self.goal_step is None:
-                self.goal_step = step
-                sim.event("goal", f"the ball has been held at or above {self.target:g} m for {HOLD_S:g} s", step)
-        elif self.above_since is not None:
-            self.above_since = None
+        hold = self.success
+        if y >= self.target and hold.since is None and self.reach_step is None:
+            self.reach_step = step
+            sim.event("phase", f"the ball's centre reaches {self.target:g} m", step)
+        if y < self.target and hold.since is not None:
             sim.event("phase", f"the ball sinks below {self.target:g} m (centre at {y:.2f} m)", step)
+        if hold.update(step, y >= self.target) and self.goal_step is None:
+            self.goal_step = step
+            sim.event("goal", f"the ball has been held at or above {self.target:g} m for "
+                              f"{hold.rule.seconds:g} s", step)
         return self.goal_step is not None or self.drop_step is not None or step >= self.limit_steps
 
     def finish(self) -> Outcome:
@@ -91,11 +86,12 @@ class Evaluator(PaceEvaluator):
                 failure = (sim.steps, f"time ran out with the ball's centre at {y:.2f} m (highest {self.best:.2f} m; "
                                       f"goal {self.target:g} m)")
             else:
-                failure = (sim.steps, f"the ball reached {self.target:g} m but was not held there for {HOLD_S:g} s")
+                failure = (sim.steps, f"the ball reached {self.target:g} m but was not held there for "
+                                      f"{self.success.rule.seconds:g} s")
         v = b.linearVelocity
         return Outcome(goal_met=goal_met, progress=progress,
                        goal=f"ball's centre at {y:.2f} m, highest {self.best:.2f} m (goal: at least {self.target:g} m "
-                            f"for {HOLD_S:g} s)",
+                            f"for {self.success.rule.seconds:g} s)",
                        constraints=constraints, failure=failure,
                        terminal={"x": round(b.position.x, 3), "y": round(y, 3), "best": round(self.best, 3),
                                  "speed": round(v.length, 3), "grasp_step": self.grasp_step,

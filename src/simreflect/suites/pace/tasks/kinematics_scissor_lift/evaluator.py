@@ -10,22 +10,19 @@ from simreflect.suites.pace.task import Outcome, PaceEvaluator
 
 from .world import CRATE_H
 
-HOLD_S = 2.0
 CRATE_TILT = 15.0
 PLATFORM_TILT = 10.0
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.crate = world.crate
         self.platform = world.platform
         self.target = env["target_height"]
         self.limit_steps = int(round(env["time_limit"] * 60))
-        self.hold_steps = int(round(HOLD_S * 60))
         self.start = self.height()
         self.best = self.start
-        self.above_since = None
         self.goal_step = None
         self.reach_step = None
         self.drop_step = None
@@ -64,18 +61,16 @@ class Evaluator(PaceEvaluator):
                     what = "crate" if body is self.crate else "platform"
                     sim.event("failure", f"the {what} fell to the ground", step)
                     break
-        if h >= self.target:
-            if self.above_since is None:
-                self.above_since = step
-                if self.reach_step is None:
-                    self.reach_step = step
-                    sim.event("phase", f"the crate's underside reaches {self.target:g} m", step)
-            elif step - self.above_since >= self.hold_steps and self.goal_step is None:
-                self.goal_step = step
-                sim.event("goal", f"the crate has been held at or above {self.target:g} m for {HOLD_S:g} s", step)
-        elif self.above_since is not None:
-            self.above_since = None
+        hold = self.success
+        if h >= self.target and hold.since is None and self.reach_step is None:
+            self.reach_step = step
+            sim.event("phase", f"the crate's underside reaches {self.target:g} m", step)
+        if h < self.target and hold.since is not None:
             sim.event("phase", f"the crate sinks below {self.target:g} m (underside at {h:.2f} m)", step)
+        if hold.update(step, h >= self.target) and self.goal_step is None:
+            self.goal_step = step
+            sim.event("goal", f"the crate has been held at or above {self.target:g} m for "
+                              f"{hold.rule.seconds:g} s", step)
         return (self.goal_step is not None or step >= self.limit_steps or self.drop_step is not None)
 
     def finish(self) -> Outcome:
@@ -112,11 +107,12 @@ class Evaluator(PaceEvaluator):
                 failure = (sim.steps, f"time ran out with the crate's underside at {h:.2f} m (highest "
                                       f"{self.best:.2f} m; goal {self.target:g} m)")
             else:
-                failure = (sim.steps, f"the crate reached {self.target:g} m but was not held there for {HOLD_S:g} s")
+                failure = (sim.steps, f"the crate reached {self.target:g} m but was not held there for "
+                                      f"{self.success.rule.seconds:g} s")
         v = self.crate.linearVelocity
         return Outcome(goal_met=goal_met, progress=progress,
                        goal=f"crate's underside at {h:.2f} m, highest {self.best:.2f} m (goal: at least "
-                            f"{self.target:g} m for {HOLD_S:g} s)",
+                            f"{self.target:g} m for {self.success.rule.seconds:g} s)",
                        constraints=constraints, failure=failure,
                        terminal={"height": round(h, 3), "best": round(self.best, 3), "start": round(self.start, 3),
                                  "crate_x": round(self.crate.position.x, 3), "speed": round(v.length, 3),

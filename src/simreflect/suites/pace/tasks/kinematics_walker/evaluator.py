@@ -16,8 +16,8 @@ DRAG_LIMIT_S = 1.0
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         design = sim.design
         self.bodies = [(sim.parts[p.id], p.mass) for p in design.parts]
         heaviest = max(design.parts, key=lambda p: p.mass, default=None)
@@ -90,10 +90,16 @@ class Evaluator(PaceEvaluator):
         if y < -0.8 and self.low_step is None:
             self.low_step = step
             self.sim.event("failure", f"the walker fell into the trench (centre of mass at y = {y:.2f} m)", step)
-        if x >= GOAL_X and self.goal_step is None:
+        hold = self.success
+        reached = x >= GOAL_X
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            self.sim.event("phase", f"the walker's centre of mass reaches x = {GOAL_X:g} m", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            self.sim.event("goal", f"the walker's centre of mass reached x = {GOAL_X:g} m", step)
-        return (self.goal_step is not None or step >= self.limit_steps or self.tilt_step is not None
+            self.sim.event("goal", f"the walker's centre of mass has stayed past x = {GOAL_X:g} m"
+                                   f" for {hold.rule.seconds:g} s", step)
+        return (self.goal_step is not None or (step >= self.limit_steps and not hold.running)
+                or self.tilt_step is not None
                 or self.low_step is not None)
 
     def finish(self) -> Outcome:
@@ -124,7 +130,8 @@ class Evaluator(PaceEvaluator):
                 failure = (st, why)
         goal_met = self.goal_step is not None
         if not goal_met and failure is None:
-            failure = (sim.steps, f"time ran out with the walker at x = {self.best_x:.2f} m (goal x >= {GOAL_X:g} m)")
+            failure = (sim.steps, self.success.not_held(f"x = {GOAL_X:g} m")
+                       or f"time ran out with the walker at x = {self.best_x:.2f} m (goal x >= {GOAL_X:g} m)")
         return Outcome(goal_met=goal_met, progress=progress,
                        goal=f"walker's centre of mass reached x = {self.best_x:.2f} m (goal x >= {GOAL_X:g} m)",
                        constraints=constraints, failure=failure,

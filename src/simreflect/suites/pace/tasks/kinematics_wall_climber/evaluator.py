@@ -1,5 +1,6 @@
-"""The climber's centre of mass must reach the target height; it must not slide back down; no joint
-may break."""
+"""The climber's centre of mass must reach the target height within the time limit and stay at or
+above it, held by the walls, for the card's hold (a climber flung past the height is not held and
+fails); it must not slide back down; no joint may break."""
 
 from __future__ import annotations
 
@@ -10,16 +11,18 @@ SLIDE = 0.5  # sliding back this far below the best height counts as a fall
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         design = sim.design
         self.bodies = [(sim.parts[p.id], p.mass) for p in design.parts]
+        self.parts = [body for body, _ in self.bodies]
         self.target = env["climb_height"]
         self.limit_steps = int(round(env["time_limit"] * 60))
         self.start = self.sim.design_com()[1] if self.bodies else 0.0
         self.best = self.start
         self.fall_step = None
         self.goal_step = None
+        self.reach_step = None
         self.half_step = None
 
     def tick(self, step: int) -> bool:
@@ -35,10 +38,17 @@ class Evaluator(PaceEvaluator):
         if self.fall_step is None and y < self.best - SLIDE:
             self.fall_step = step
             sim.event("failure", f"the climber slid down from {self.best:.2f} m to {y:.2f} m", step)
-        if self.goal_step is None and y >= self.target:
+        hold = self.success
+        if self.reach_step is None and y >= self.target and step <= self.limit_steps:
+            self.reach_step = step
+            sim.event("phase", f"the climber's centre of mass reaches {self.target:g} m", step)
+        held = y >= self.target and self.world.on_walls(self.parts)
+        if hold.update(step, held, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            sim.event("goal", f"the climber's centre of mass reached {self.target:g} m", step)
-        return self.goal_step is not None or self.fall_step is not None or step >= self.limit_steps
+            sim.event("goal", f"the climber's centre of mass has stayed at or above {self.target:g} m, held by "
+                              f"the walls, for {hold.rule.seconds:g} s", step)
+        return (self.goal_step is not None or self.fall_step is not None
+                or (step >= self.limit_steps and not hold.running))
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -61,8 +71,14 @@ class Evaluator(PaceEvaluator):
                 failure = (st, why)
         goal_met = self.goal_step is not None
         if not goal_met and failure is None:
-            failure = (sim.steps, f"time ran out with the climber's centre of mass at {y:.2f} m (highest "
-                                  f"{self.best:.2f} m; goal {self.target:g} m)")
+            if self.reach_step is None:
+                failure = (sim.steps, f"time ran out with the climber's centre of mass at {y:.2f} m (highest "
+                                      f"{self.best:.2f} m; goal {self.target:g} m)")
+            else:
+                failure = (sim.steps, f"the climber's centre of mass reached {self.target:g} m but did not stay "
+                                      f"there, held by the walls, for {self.success.rule.seconds:g} s "
+                                      f"({self.success.describe()}; now "
+                                      f"at {y:.2f} m)")
         speed = 0.0
         if self.bodies:
             heaviest = max(self.bodies, key=lambda bm: bm[1])[0]

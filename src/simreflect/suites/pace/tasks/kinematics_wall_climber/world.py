@@ -21,5 +21,15 @@ class World(PaceWorld):
         mu = env["wall_friction"]
         sim.static_box((0.0, -0.5), 10.0, 1.0, friction=0.8)
         x = w / 2 + WALL_T / 2
-        sim.static_box((x, WALL_TOP / 2), WALL_T, WALL_TOP, friction=mu)
-        sim.static_box((-x, WALL_TOP / 2), WALL_T, WALL_TOP, friction=mu)
+        self.walls = (sim.static_box((x, WALL_TOP / 2), WALL_T, WALL_TOP, friction=mu),
+                      sim.static_box((-x, WALL_TOP / 2), WALL_T, WALL_TOP, friction=mu))
+
+    def on_walls(self, bodies) -> bool:
+        """Whether any of `bodies` touches a wall now (a climber held by the walls, not flying)."""
+        walls = self.walls
+        for body in bodies:
+            for edge in body.contacts:
+                c = edge.contact
+                if c.touching and (c.fixtureA in walls or c.fixtureB in walls):
+                    return True
+        return False

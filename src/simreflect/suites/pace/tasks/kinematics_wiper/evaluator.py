@@ -10,8 +10,8 @@ from .world import geometry
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.debris = world.debris
         self.n = len(self.debris)
         self.limit_steps = int(round(env["time_limit"] * 60))
@@ -69,10 +69,14 @@ class Evaluator(PaceEvaluator):
             if self.best < self.n // 2 <= count:
                 sim.event("phase", f"half the debris ({count} of {self.n}) is in the bin", step)
             self.best = count
-        if count == self.n and self.goal_step is None:
+        hold = self.success
+        reached = count == self.n
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            sim.event("phase", f"all {self.n} pieces of debris are in the bin", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            sim.event("goal", f"all {self.n} pieces of debris are in the bin", step)
-        return self.goal_step is not None or step >= self.limit_steps
+            sim.event("goal", f"all {self.n} pieces of debris have stayed in the bin for {hold.rule.seconds:g} s", step)
+        return self.goal_step is not None or (step >= self.limit_steps and not hold.running)
 
     def finish(self) -> Outcome:
         sim = self.sim
@@ -97,7 +101,8 @@ class Evaluator(PaceEvaluator):
                 failure = (st, why)
         goal_met = self.goal_step is not None
         if not goal_met and failure is None:
-            failure = (sim.steps, f"time ran out with {len(left)} of {self.n} pieces still in the trough")
+            failure = (sim.steps, self.success.not_held("all the debris in the bin")
+                       or f"time ran out with {len(left)} of {self.n} pieces still in the trough")
         return Outcome(goal_met=goal_met, progress=done / self.n if self.n else 0.0,
                        goal=f"{done} of {self.n} pieces of debris swept over the lip into the bin (goal: all of them)",
                        constraints=constraints, failure=failure,

@@ -14,9 +14,10 @@ GOAL_PAST_EDGE = 3.0
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.goal_x = env["gap_width"] + GOAL_PAST_EDGE
+        self.limit_steps = int(round(env["time_limit"] * 60))
         self.start_x = world.chassis.position.x
         self.best_x = self.start_x
         self.min_y = world.chassis.position.y
@@ -47,10 +48,15 @@ class Evaluator(PaceEvaluator):
         if y < FALL_Y and self.fell_step is None:
             self.fell_step = step
             self.sim.event("failure", f"the cart dropped below y = {FALL_Y:g} m (x = {x:.2f} m): it fell", step)
-        if x >= self.goal_x and self.goal_step is None:
+        hold = self.success
+        reached = x >= self.goal_x
+        if reached and hold.first_step is None and step <= self.limit_steps:
+            self.sim.event("phase", f"the cart reaches x = {self.goal_x:g} m on the far cliff", step)
+        if hold.update(step, reached, may_start=step <= self.limit_steps) and self.goal_step is None:
             self.goal_step = step
-            self.sim.event("goal", f"the cart reached x = {self.goal_x:g} m on the far cliff", step)
-        if self.goal_step is not None:
+            self.sim.event("goal", f"the cart has stayed past x = {self.goal_x:g} m on the far cliff"
+                                   f" for {hold.rule.seconds:g} s", step)
+        if self.goal_step is not None or (step >= self.limit_steps and not hold.running):
             return True
         return self.fell_step is not None and y < -6.0
 
@@ -81,7 +87,8 @@ class Evaluator(PaceEvaluator):
                 failure = (st, why)
         goal_met = self.goal_step is not None
         if not goal_met and failure is None:
-            failure = (sim.steps, f"time ran out with the cart at x = {self.best_x:.2f} m (goal x >= {self.goal_x:g} m)")
+            failure = (sim.steps, self.success.not_held(f"x = {self.goal_x:g} m")
+                       or f"time ran out with the cart at x = {self.best_x:.2f} m (goal x >= {self.goal_x:g} m)")
         return Outcome(goal_met=goal_met, progress=progress,
                        goal=f"cart reached x = {self.best_x:.2f} m (goal x >= {self.goal_x:g} m)",
                        constraints=constraints, failure=failure,

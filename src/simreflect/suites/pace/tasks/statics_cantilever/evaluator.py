@@ -12,8 +12,8 @@ DROP_Y = -3.0  # a hook this far below its place: the cantilever has come down
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.limit_steps = int(round(env["hold_time"] * 60))
         self.max_sag = env["max_sag"]
         self.sag = 0.0
@@ -44,6 +44,7 @@ class Evaluator(PaceEvaluator):
         if y < DROP_Y and self.down_step is None:
             self.down_step = step
             self.sim.event("failure", "the tip has dropped more than 3 m: the cantilever came down", step)
+        self.success.update(step, self.sag_step is None and not self.no_hook and not self.sim.broken_joints())
         if self.down_step is not None and step > self.down_step + 30:
             return True
         return step >= self.limit_steps
@@ -52,7 +53,7 @@ class Evaluator(PaceEvaluator):
         sim = self.sim
         broken = sim.broken_joints()
         x, y = self.world.hook_position()
-        held = (self.sag_step is None and not broken and not self.no_hook and sim.steps >= self.limit_steps)
+        held = self.success.conclude(sim.steps >= self.limit_steps)
         constraints = [
             Constraint("structure_intact", "no joint breaks", passed=not broken, value=float(len(broken)), limit=0.0,
                        unit="broken joints", step=broken[0].broken_step if broken else None,

@@ -20,8 +20,8 @@ def _rect_distance(x: float, y: float) -> float:
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.r = env["rock_radius"]
         last = world.schedule[-1][0] if world.schedule else 0
         self.end = last + int(round(AFTER_S * 60))
@@ -85,6 +85,7 @@ class Evaluator(PaceEvaluator):
         if w.rocks and not self.announced:
             self.announced = True
             sim.event("phase", "the first rock is released", step)
+        self.success.update(step, not self.hits and self.intrusion is None)
         return step >= self.end
 
     def finish(self) -> Outcome:
@@ -93,7 +94,7 @@ class Evaluator(PaceEvaluator):
         n = len(self.world.schedule)
         released = len(self.world.rocks)
         done = sim.steps >= self.end
-        goal_met = done and not self.hits and self.intrusion is None and released == n
+        goal_met = self.success.conclude(done and released == n)
         constraints = [
             Constraint("shelter_intact", "no joint breaks", passed=not broken, value=float(len(broken)), limit=0.0,
                        unit="broken joints", step=broken[0].broken_step if broken else None,

@@ -14,8 +14,8 @@ SHIFT_LIMIT = 0.05  # m a block may move after the stack has settled
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.target = env["target_overhang"]
         self.settle = int(round(SETTLE_S * 60))
         self.end = self.settle + int(round(env["hold_time"] * 60))
@@ -58,6 +58,8 @@ class Evaluator(PaceEvaluator):
                     if d > SHIFT_LIMIT and self.shift_step is None:
                         self.shift_step = step
                         sim.event("failure", f"block {pid} has shifted {d:.3f} m since the stack settled", step)
+        if step >= self.settle:
+            self.success.update(step, not self.fell and self.reach >= self.target)
         if len(self.fell) == len(w.blocks):
             return True
         return step >= self.end
@@ -67,7 +69,7 @@ class Evaluator(PaceEvaluator):
         n = len(self.world.blocks)
         reach = self.reach
         done = sim.steps >= self.end
-        goal_met = done and not self.fell and reach >= self.target and n > 0
+        goal_met = self.success.conclude(done) and not self.fell and reach >= self.target and n > 0
         constraints = [
             Constraint("nothing_falls", "no block falls off the table", passed=not self.fell and n > 0,
                        value=float(len(self.fell)), limit=0.0, unit="blocks",

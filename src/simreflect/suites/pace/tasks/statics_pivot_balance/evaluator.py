@@ -12,8 +12,8 @@ from .world import RELEASE_STEP
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.start = RELEASE_STEP
         self.end = self.start + int(round(env["balance_time"] * 60))
         self.max_angle = env["max_angle_deg"]
@@ -62,6 +62,7 @@ class Evaluator(PaceEvaluator):
                                           f"{self.max_angle:g} deg", step)
             if self.tilt_step is None and not self.missing:
                 self.level_until = step
+        self.success.update(step, self.tilt_step is None and not self.missing)
         if self.tilt_step is not None and abs(a) > 60 and step > self.tilt_step + 60:
             return True
         return step >= self.end
@@ -71,7 +72,7 @@ class Evaluator(PaceEvaluator):
         broken = sim.broken_joints()
         window = self.end - self.start
         held = max(0, self.level_until - self.start)
-        level = self.tilt_step is None and not self.missing and sim.steps >= self.end
+        level = self.success.conclude(sim.steps >= self.end)
         constraints = [
             Constraint("fulcrum_load", "the fulcrum bearing's load stays within its rating",
                        passed=self.over_step is None, value=round(self.peak_load, 1), limit=self.capacity, unit="N",

@@ -12,8 +12,8 @@ from .world import AFTER_S, QUAKE_START_S
 
 
 class Evaluator(PaceEvaluator):
-    def __init__(self, sim, world, env):
-        super().__init__(sim, world, env)
+    def __init__(self, sim, world, env, rule):
+        super().__init__(sim, world, env, rule)
         self.end = int(round((QUAKE_START_S + env["shake_time"] + AFTER_S) * 60))
         self.quake_end = int(round((QUAKE_START_S + env["shake_time"]) * 60))
         self.max_drift = env["max_drift"]
@@ -65,6 +65,8 @@ class Evaluator(PaceEvaluator):
                                      f"{self.max_drift:g} m", step)
         if self.drift_step is None and w.carrier is not None and not sim.broken_joints():
             self.ok_until = step
+        self.success.update(step, self.drift_step is None and not self.pulled and w.carrier is not None
+                            and not any(r.broken_by != "uplift" for r in sim.broken_joints()))
         if self.drift_step is not None and p.y < 1.0:
             return True
         return step >= self.end
@@ -72,8 +74,7 @@ class Evaluator(PaceEvaluator):
     def finish(self) -> Outcome:
         sim = self.sim
         broken = [r for r in sim.broken_joints() if r.broken_by != "uplift"]
-        ok = (self.drift_step is None and not broken and not self.pulled and self.world.carrier is not None
-              and sim.steps >= self.end)
+        ok = self.success.conclude(sim.steps >= self.end)
         constraints = [
             Constraint("structure_intact", "no joint breaks", passed=not broken, value=float(len(broken)), limit=0.0,
                        unit="broken joints", step=broken[0].broken_step if broken else None,
