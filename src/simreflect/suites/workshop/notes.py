@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.core.evidence import EvidenceLevel
-from simreflect.suites.workshop import grader, sim, world
+from simreflect.suites.workshop import grader, guard, protocol, recording, session, sim, world
 from simreflect.suites.workshop.builds.spec import BuildSpec
 
 URL_FILE = "service_url.txt"
@@ -45,7 +45,13 @@ Your program finds the service URL in the environment variable {URL_ENV} (also i
   {{"type": "wait", "duration": s}}
   {{"type": "drill", "hand": "left"|"right", "action": "engage"|"release"}}
 - POST /step: one segment. POST /note {{"text": ...}}. POST /finish {{"summary": ...}}.
-- Budgets: actions, simulated seconds and wall seconds; when one is spent the session finishes.
+- Budgets: actions, simulated seconds and wall seconds, and the record's size; the command that spends one
+  is carried out and answered ("done": true), then the session finishes. Notes: at most {session.MAX_NOTES}, of
+  {protocol.MAX_NOTE_CHARS} characters each and {session.MAX_NOTES_CHARS} in all; a note past that is refused (409)
+  and the session goes on.
+- Limits (GET /spec "limits"): a request body of at most {guard.MAX_BODY_BYTES} bytes (413), at most
+  {guard.MAX_IN_FLIGHT} requests at once (429), finite numbers only (NaN and infinities are refused), names of at
+  most {protocol.MAX_NAME_CHARS} characters. Every refusal is a JSON body {{"detail": ...}} with a 4xx status.
 - After each command the engine returns a shaped reward (board distances to targets, +10 on success,
   -1 per board lost to the floor). The grader ignores it.
 
@@ -120,5 +126,12 @@ def describe(spec: BuildSpec) -> dict[str, Any]:
             "feed_lead_mm": sim.FEED_LEAD * 1000, "feed_max_speed": sim.FEED_MAX_SPEED, "camout_angle_deg": sim.CAMOUT_ANGLE_DEG,
             "camout_offset_mm": sim.CAMOUT_OFFSET_MM, "withdraw_mm": sim.WITHDRAW_MM, "embed_min_mm": sim.EMBED_MIN_MM,
             "screw_length": world.SCREW_LENGTH,
+        },
+        "limits": {
+            "body_bytes": guard.MAX_BODY_BYTES, "requests_in_flight": guard.MAX_IN_FLIGHT,
+            "segments_per_act": protocol.MAX_SEGMENTS, "segment_s": protocol.MAX_SEGMENT_S,
+            "stops_per_segment": protocol.MAX_STOPS, "name_chars": protocol.MAX_NAME_CHARS,
+            "note_chars": protocol.MAX_NOTE_CHARS, "notes": session.MAX_NOTES, "notes_chars": session.MAX_NOTES_CHARS,
+            "record_bytes": recording.MAX_RECORD_BYTES, "numbers": "finite (NaN and infinities are refused)",
         },
     }
