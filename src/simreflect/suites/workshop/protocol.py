@@ -39,9 +39,9 @@ def _vec3(bound: float):
 
 
 class Strict(BaseModel):
-    """No unknown fields, no NaN or infinity anywhere."""
+    """No unknown fields, no NaN or infinity anywhere, no type coercion (0 is not false, "1" is not 1)."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 class EndEffector(Strict):

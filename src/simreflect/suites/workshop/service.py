@@ -37,7 +37,8 @@ HOST = "127.0.0.1"
 
 _REFUSALS = {status: {"description": what, "content": {"application/json": {"schema": {
     "type": "object", "properties": {"detail": {}}, "required": ["detail"]}}}}
-    for status, what in ((409, "The session cannot take this command now (finished, a budget spent)."),
+    for status, what in ((400, "The body cannot be read as JSON (not UTF-8, malformed, nested too deep, a number too long)."),
+                         (409, "The session cannot take this command now (finished, a budget spent)."),
                          (413, "The request body is over the size limit."),
                          (422, "The command is malformed or out of range; nothing changed."),
                          (429, "Too many requests at once."))}
