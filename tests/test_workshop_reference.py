@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from simreflect.suites.workshop import recording
 from simreflect.suites.workshop.client import WorkshopClient
 from simreflect.suites.workshop.commands import app
-from simreflect.suites.workshop.grader import grade
+from simreflect.suites.workshop.grader import CARRY_REST_MM, grade
 from simreflect.suites.workshop.reference import place
 from simreflect.suites.workshop.reference.common import Workshop, rot_z
 from simreflect.suites.workshop.service import ServiceThread
@@ -40,6 +40,7 @@ def test_place_reference_passes_and_grade_cli(tmp_path):
     verdict = _graded(tmp_path)
     assert verdict.passed, verdict.to_dict()
     assert verdict.diagnostics["boards"]["A"]["worst_protrusion_mm"] < 2.0
+    assert verdict.diagnostics["boards"]["A"]["moved_since_carry_mm"] < CARRY_REST_MM / 3  # it rests where it was let go
     res = CliRunner().invoke(app, ["grade", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
     got = json.loads(res.output)
