@@ -347,3 +347,12 @@ def test_spec_states_the_limits(http):
     assert limits["notes"] == MAX_NOTES and limits["notes_chars"] == MAX_NOTES_CHARS
     assert limits["record_bytes"] == recording.MAX_RECORD_BYTES
     assert session_mod.MAX_NOTES == MAX_NOTES
+
+
+def test_a_websocket_upgrade_is_answered_as_plain_http(service):
+    """The server speaks plain HTTP only (ws="none"): an upgrade request is an ordinary GET."""
+    with socket.create_connection(("127.0.0.1", service.port)) as s:
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        raw = _raw_response(s)
+    assert _status(raw) == 200 and json.loads(raw.split(b"\r\n\r\n", 1)[1])["ok"] is True

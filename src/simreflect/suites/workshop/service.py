@@ -133,7 +133,8 @@ class ServiceThread:
             self.sock = free_socket(HOST, port)
             self.port = self.sock.getsockname()[1]
             self.url = f"http://{HOST}:{self.port}"
-        config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="off")
+        config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="off",
+                                ws="none")  # plain HTTP only: no WebSocket upgrade
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
