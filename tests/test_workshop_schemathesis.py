@@ -80,7 +80,7 @@ def _call(case, services) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_errors_and_documented_responses(case, services):
     _call(case, services)
 
