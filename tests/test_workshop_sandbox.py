@@ -164,3 +164,23 @@ def test_a_rounds_workspace_holds_no_earlier_record(tmp_path):
     assert "record" not in seen and "task.json" in seen
     commands = (second / "record" / "commands.jsonl").read_text()
     assert "round two" in commands and "round one" not in commands
+
+
+def test_the_final_states_kept_in_memory_are_bounded(tmp_path):
+    """verify() answers from memory for the last MAX_FINALS runs and from the record for older ones."""
+    from simreflect.suites.workshop.session import Session
+    from simreflect.suites.workshop.suite import MAX_FINALS, RECORD_DIR
+
+    suite = WorkshopSuite()
+    task = make_task("place", 0)
+    oldest = tmp_path / "w0"
+    suite.prepare_workspace(task, oldest)
+    session = Session(suite.spec(task), record_dir=oldest / RECORD_DIR)
+    session.finish({"summary": "nothing"})
+    suite._remember(oldest, {"boards": {}})  # what memory says differs from the record
+    assert suite.verify(task, oldest).invalid  # a state without board A: from memory
+    for k in range(1, MAX_FINALS + 1):
+        suite._remember(tmp_path / f"w{k}", None)
+    assert len(suite._finals) == MAX_FINALS
+    verdict = suite.verify(task, oldest)  # forgotten: read from its record
+    assert not verdict.invalid and not verdict.passed and not verdict.check("boards_placed").passed

@@ -150,12 +150,16 @@ class WorkshopSuite(Suite):
                 session.finish_quietly("the program ended without finishing" if result.ok else f"the program {result.status}")
             remove_workspace_file(workdir, RECORD_DIR)
             shutil.copytree(private / RECORD_DIR, workdir / RECORD_DIR)
-        key = str(workdir.resolve())
-        self._finals[key] = session.final_state
+        self._remember(workdir, session.final_state)
+        return result
+
+    def _remember(self, workdir: Path, final_state: Optional[dict[str, Any]]) -> None:
+        """Keep a run's final state for verify(); the oldest beyond MAX_FINALS is read from its record."""
+        key = str(Path(workdir).resolve())
+        self._finals[key] = final_state
         self._finals.move_to_end(key)
         while len(self._finals) > MAX_FINALS:
             self._finals.popitem(last=False)
-        return result
 
     def verify(self, task: Task, workdir: Path) -> Verdict:
         key = str(Path(workdir).resolve())
