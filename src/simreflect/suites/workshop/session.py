@@ -163,6 +163,9 @@ class Session:
                 out["finish_reason"] = why
             if self.recorder is not None:
                 self.recorder.command("act", act.model_dump(mode="json"), out, wall_s=self.clock() - t0)
+                if not why and self.recorder.full:  # this command's own line filled the record
+                    why = "record size limit reached"
+                    out = {**out, "done": True, "finish_reason": why}
             if why:
                 self._finish(why)
             return out
