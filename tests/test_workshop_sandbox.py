@@ -96,3 +96,91 @@ def test_a_hanging_program_is_stopped_and_the_session_still_ends(tmp_path):
     final = json.loads((work / "record" / "final_state.json").read_text())
     assert "timeout" in json.dumps(final)
     assert not suite.verify(task, work).passed
+
+
+#: The exploit of issue 16: the reference's skill library, called from an eight-line program,
+#: passed `place` while it was visible in the sandbox.
+SKILLS = """\
+import os
+from simreflect.suites.workshop.client import WorkshopClient
+from simreflect.suites.workshop.reference.common import Workshop
+client = WorkshopClient(os.environ["WORKSHOP_URL"])
+w = Workshop(client)
+board = w.spec["build"]["boards"][0]
+w.place_board("left", board["name"], board["target"])
+w.finish_up(None); client.finish("placed with the reference's skills")
+"""
+
+
+def test_a_program_cannot_import_the_reference_skills(tmp_path):
+    suite = WorkshopSuite()
+    task = make_task("place", 0)
+    work = tmp_path / "work"
+    suite.prepare_workspace(task, work)
+    result = suite.run_program(task, SKILLS, work, timeout_s=120)
+    assert not result.ok
+    assert "ModuleNotFoundError" in result.output_tail and "simreflect.suites.workshop.reference" in result.output_tail
+    verdict = suite.verify(task, work)
+    assert not verdict.passed and not verdict.check("boards_placed").passed
+
+
+def test_the_oracle_program_needs_nothing_but_the_client():
+    import ast
+
+    suite = WorkshopSuite()
+    for build in ("place", "lap", "frame"):
+        tree = ast.parse(suite.oracle(make_task(build, 0)))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | \
+                   {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        ours = {m for m in imported if m and m.startswith("simreflect")}
+        assert ours == {"simreflect.suites.workshop.client"}, (build, ours)
+        assert any(isinstance(n, ast.ClassDef) and n.name == "Workshop" for n in tree.body)  # the library is inlined
+
+
+LOOK = """\
+import json, os
+import httpx
+url = os.environ["WORKSHOP_URL"]
+httpx.post(url + "/note", json={"text": "round MARK"}, timeout=30)
+print("LOOK " + json.dumps(sorted(os.listdir("."))))
+"""
+
+
+def test_a_rounds_workspace_holds_no_earlier_record(tmp_path):
+    """Round 2 runs on a copy of round 1's workspace, as the episode loop makes it: the program
+    finds no record/ in it, and afterwards the record there is round 2's own."""
+    import shutil
+
+    suite = WorkshopSuite()
+    task = make_task("place", 0)
+    first, second = tmp_path / "round1", tmp_path / "round2"
+    suite.prepare_workspace(task, first)
+    assert suite.run_program(task, LOOK.replace("MARK", "one"), first, timeout_s=120).ok
+    assert "round one" in (first / "record" / "commands.jsonl").read_text()
+    shutil.copytree(first, second)
+    result = suite.run_program(task, LOOK.replace("MARK", "two"), second, timeout_s=120)
+    assert result.ok, result.output_tail
+    seen = json.loads(next(x for x in result.output_tail.splitlines() if x.startswith("LOOK "))[5:])
+    assert "record" not in seen and "task.json" in seen
+    commands = (second / "record" / "commands.jsonl").read_text()
+    assert "round two" in commands and "round one" not in commands
+
+
+def test_the_final_states_kept_in_memory_are_bounded(tmp_path):
+    """verify() answers from memory for the last MAX_FINALS runs and from the record for older ones."""
+    from simreflect.suites.workshop.session import Session
+    from simreflect.suites.workshop.suite import MAX_FINALS, RECORD_DIR
+
+    suite = WorkshopSuite()
+    task = make_task("place", 0)
+    oldest = tmp_path / "w0"
+    suite.prepare_workspace(task, oldest)
+    session = Session(suite.spec(task), record_dir=oldest / RECORD_DIR)
+    session.finish({"summary": "nothing"})
+    suite._remember(oldest, {"boards": {}})  # what memory says differs from the record
+    assert suite.verify(task, oldest).invalid  # a state without board A: from memory
+    for k in range(1, MAX_FINALS + 1):
+        suite._remember(tmp_path / f"w{k}", None)
+    assert len(suite._finals) == MAX_FINALS
+    verdict = suite.verify(task, oldest)  # forgotten: read from its record
+    assert not verdict.invalid and not verdict.passed and not verdict.check("boards_placed").passed

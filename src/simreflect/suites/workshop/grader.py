@@ -1,13 +1,16 @@
 """The grader: a pure function of the recorded final state and the build spec. One point or none.
 
 It passes only if
-- every board was lifted (the engine's flag: held with opposed force-bearing contact and supported
-  by the robot alone for LIFT_HOLD_S), is released (no contact with either arm), has settled
-  (slower than SETTLED_SPEED and SETTLED_SPIN) and has all eight corners inside its target outline,
-  a box of the board's own size at the target pose, up to PLACEMENT_MARGIN_MM (contact penetration
-  and solver tolerance, nothing more);
+- every board was lifted (held with opposed force-bearing contact and supported by the robot alone
+  for LIFT_HOLD_S) and released into its final rest: its corners lie at most CARRY_REST_MM
+  (horizontally) from where they were the last time it was carried, so a board pushed or dragged
+  along the table after its last lift does not count; it is released (no contact with either arm),
+  has settled (slower than SETTLED_SPEED and SETTLED_SPIN) and has all eight corners inside its
+  target outline, a box of the board's own size at the target pose, up to PLACEMENT_MARGIN_MM
+  (contact penetration and solver tolerance, nothing more);
 - every joint of the build is rigid: at least three screws driven through its top board into its
-  bottom board whose connect constraints are active and hold (the anchor seen from either board
+  bottom board (a stripped screw, one whose bit was moved sideways before it was withdrawn, holds
+  nothing) whose connect constraints are active and hold (the anchor seen from either board
   agrees to ANCHOR_AGREE_MM), with three of them non-collinear (a triangle whose smallest height is
   at least NONCOLLINEAR_MM);
 - every drill is withdrawn (not engaged, bit tip at least WITHDRAWN_CLEAR_MM from every screw head);
@@ -28,6 +31,7 @@ from simreflect.core.verdict import Check, Detail, Verdict
 from simreflect.suites.workshop.builds.spec import BuildSpec
 
 PLACEMENT_MARGIN_MM = 2.0
+CARRY_REST_MM = PLACEMENT_MARGIN_MM  # where a board rests may differ this much from where its carry let it go
 NONCOLLINEAR_MM = 15.0
 ANCHOR_AGREE_MM = 1.0
 SETTLED_SPEED = 0.002
@@ -54,6 +58,14 @@ def protrusion_mm(pos, rot, size, target) -> float:
     local = (corners(pos, rot, size) - np.array([x, y, z])) @ rt  # rows: corners in target frame
     excess = np.abs(local) - np.asarray(size, float) / 2
     return float(max(0.0, excess.max()) * 1000.0)
+
+
+def carry_shift_mm(pos, rot, size, carry: dict[str, Any]) -> float:
+    """Largest horizontal distance (mm) a corner of the board moved since its last carry (`carry`:
+    the pose then, {"pos", "rot"})."""
+    now = corners(pos, rot, size)
+    then = corners(carry["pos"], carry["rot"], size)
+    return float(np.max(np.linalg.norm((now - then)[:, :2], axis=1)) * 1000.0)
 
 
 def pose_errors(pos, rot, target) -> tuple[float, float]:
@@ -117,15 +129,22 @@ def grade(state: dict[str, Any] | None, spec: BuildSpec) -> Verdict:
         inside = bool(prot <= PLACEMENT_MARGIN_MM)
         released = not s.get("touching_robot", False)
         settled = bool(speed <= SETTLED_SPEED and spin <= SETTLED_SPIN)
-        lifted = bool(s.get("lifted", False))
-        placed = inside and released and settled and lifted
+        carry = s.get("last_carry")
+        lifted = bool(s.get("lifted", False)) and isinstance(carry, dict)
+        shift = carry_shift_mm(s["pos"], s["rot"], b.size, carry) if lifted else None
+        carried_to_rest = lifted and shift <= CARRY_REST_MM
+        placed = inside and released and settled and carried_to_rest
         ok_boards = ok_boards and placed
         diag["boards_placed"] += int(placed)
         diag["boards"][b.name] = {"worst_protrusion_mm": round(prot, 3), "inside": inside, "lifted": lifted,
+                                  "moved_since_carry_mm": None if shift is None else round(shift, 3),
                                   "released": released, "settled": settled, "centre_error_mm": round(dist, 3),
                                   "yaw_error_deg": round(dyaw, 3)}
         if not placed:
-            why = [w for w, bad in (("not lifted", not lifted), ("still touched by the robot", not released),
+            moved = (f"moved {shift:.1f} mm along the table after its last carry (it must be lifted, carried and "
+                     f"released into its rest: at most {CARRY_REST_MM} mm)") if lifted else ""
+            why = [w for w, bad in (("not lifted", not lifted), (moved, lifted and not carried_to_rest),
+                                    ("still touched by the robot", not released),
                                     ("not settled", not settled),
                                     (f"a corner {prot:.1f} mm outside its outline", not inside)) if bad]
             details.append(f"{b.name}: " + ", ".join(why))
@@ -142,6 +161,12 @@ def grade(state: dict[str, Any] | None, spec: BuildSpec) -> Verdict:
             if not st["rigid"]:
                 jd.append(f"{j.name}: {st['count']} screw(s) through {j.top} into {j.bottom}, spread {st['spread_mm']:.1f} mm "
                           f"(need 3, non-collinear by {NONCOLLINEAR_MM} mm)")
+        stripped = sorted(n for n, sc in state.get("screws", {}).items() if sc.get("state") == "stripped")
+        if stripped:
+            diag["screws_stripped"] = stripped
+            jd.append("stripped (their bit was moved sideways before it was withdrawn; they hold nothing): "
+                      + ", ".join(f"{n} ({state['screws'][n].get('top')} into {state['screws'][n].get('bottom')})"
+                                  for n in stripped))
         checks.append(Check("joints_rigid", ok_joints, value=float(sum(diag["joints"][j.name]["rigid"] for j in spec.joints)),
                             limit=f"{len(spec.joints)}", unit="joints", message="every joint fixed by three non-collinear screws",
                             details=(Detail(1, "\n".join(jd)),) if jd else ()))

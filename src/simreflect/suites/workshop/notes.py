@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.core.evidence import EvidenceLevel
-from simreflect.suites.workshop import grader, sim, world
+from simreflect.suites.workshop import grader, guard, protocol, recording, session, sim, world
 from simreflect.suites.workshop.builds.spec import BuildSpec
 
 URL_FILE = "service_url.txt"
@@ -27,8 +27,9 @@ Your program finds the service URL in the environment variable {URL_ENV} (also i
   site pose (pos, rot rows, quat w x y z), the pinch site, fingertip positions, hand contacts (part, with,
   normal force N, normal, slip speed mm/s), arm collisions, holds (object, held, force, slip_mm); per board
   pose, size, velocities, corners, what it touches, held_by, lifted, and its target progress (worst corner
-  protrusion mm, centre and yaw error); drills (pose, bit tip, axis, held_by, engaged_screw); screws (pose,
-  head top, tip, axis, state free/seated/driven, depth, hole axis, top and bottom board, joint_active);
+  protrusion mm, centre and yaw error), last_carry (its pose the last time it was carried) and
+  moved_since_carry_mm; drills (pose, bit tip, axis, held_by, engaged_screw, driving); screws (pose, head top,
+  tip, axis, state free/seated/driven/stripped, depth, hole axis, top and bottom board, joint_active);
   joints (screws, spread, rigid); holds; budgets; reward; done. Resting objects sleep: their contacts are
   not listed until something awake touches them.
 - POST /act {{"segments": [...]}} (at most 50) runs in order; each segment costs one action:
@@ -45,7 +46,13 @@ Your program finds the service URL in the environment variable {URL_ENV} (also i
   {{"type": "wait", "duration": s}}
   {{"type": "drill", "hand": "left"|"right", "action": "engage"|"release"}}
 - POST /step: one segment. POST /note {{"text": ...}}. POST /finish {{"summary": ...}}.
-- Budgets: actions, simulated seconds and wall seconds; when one is spent the session finishes.
+- Budgets: actions, simulated seconds and wall seconds, and the record's size; the command that spends one
+  is carried out and answered ("done": true), then the session finishes. Notes: at most {session.MAX_NOTES}, of
+  {protocol.MAX_NOTE_CHARS} characters each and {session.MAX_NOTES_CHARS} in all; a note past that is refused (409)
+  and the session goes on.
+- Limits (GET /spec "limits"): a request body of at most {guard.MAX_BODY_BYTES} bytes (413), at most
+  {guard.MAX_IN_FLIGHT} requests at once (429), finite numbers only (NaN and infinities are refused), names of at
+  most {protocol.MAX_NAME_CHARS} characters. Every refusal is a JSON body {{"detail": ...}} with a 4xx status.
 - After each command the engine returns a shaped reward (board distances to targets, +10 on success,
   -1 per board lost to the floor). The grader ignores it.
 
@@ -66,16 +73,21 @@ apart). Objects can slip, turn or drop; curling too far can push an object out.
   edges), its axis within {sim.SEAT_ANGLE_DEG} deg of the face normal: engaging seats it in that (top) board.
 - feed: move the engaged bit along the screw axis; the screw turns in as fast as the bit is fed (at most
   {sim.FEED_MAX_SPEED * 1000:.0f} mm/s), never while a hand still touches it (let go first).
-- cam-out: a bit more than {sim.CAMOUT_ANGLE_DEG} deg off the axis or {sim.CAMOUT_OFFSET_MM} mm off it
-  disengages; a partly driven screw stays where it is and can be engaged again.
-- withdraw: {sim.WITHDRAW_MM} mm back along the axis disengages; withdraw before any sideways move.
+- the bit stays in the screw's head from the engage until it is withdrawn: release stops driving (the screw
+  stops turning) but leaves the bit in the head; engage again to drive on.
+- withdraw: {sim.WITHDRAW_MM} mm back along the axis takes the bit out of the head; withdraw before any sideways
+  move. A bit in a head that tilts more than {sim.CAMOUT_ANGLE_DEG} deg off the axis or moves {sim.CAMOUT_OFFSET_MM} mm off
+  it strips the screw: the screw stays where it is (state "stripped"), holds nothing (a driven one never joins
+  its boards) and cannot be engaged again; use another screw.
 - done: when the head reaches the face the screw is driven; if its tip is at least {sim.EMBED_MIN_MM} mm inside
   another board, once the bit is off it the screw holds the two boards together at that point (a ball joint):
   one screw pivots, two make a hinge, three non-collinear make the joint rigid.
 
 ## What is graded (one point or none, from the final state only)
-Every board lifted (held and carried by the robot alone at some point), released, settled, with all eight
-corners inside its target outline (a box of its own size) up to {grader.PLACEMENT_MARGIN_MM} mm; every joint rigid
+Every board lifted (held and carried by the robot alone for {sim.LIFT_HOLD_S} s), released, settled, resting where its
+last carry let it go (no corner more than {grader.CARRY_REST_MM} mm away horizontally: a board pushed or dragged along
+the table after its last lift is not placed; "moved_since_carry_mm" in the state), with all eight corners inside
+its target outline (a box of its own size) up to {grader.PLACEMENT_MARGIN_MM} mm; every joint rigid
 with three screws driven through its top board into its bottom board, non-collinear by at least
 {grader.NONCOLLINEAR_MM} mm; every drill withdrawn (not engaged, bit at least {grader.WITHDRAWN_CLEAR_MM} mm from
 every screw head); nothing held. Boards placed, screws in and corner protrusions are reported, not scored.
@@ -112,7 +124,8 @@ def describe(spec: BuildSpec) -> dict[str, Any]:
         "robot": {"sides": list(world.SIDES), "joints": joints, "arm_joints": list(world.ARM_JOINTS),
                   "hand_joints": list(world.HAND_JOINTS), "base_home": {k: list(v) for k, v in world.BASE_HOME.items()}},
         "rules": {
-            "placement_margin_mm": grader.PLACEMENT_MARGIN_MM, "noncollinear_mm": grader.NONCOLLINEAR_MM,
+            "placement_margin_mm": grader.PLACEMENT_MARGIN_MM, "carry_rest_mm": grader.CARRY_REST_MM,
+            "noncollinear_mm": grader.NONCOLLINEAR_MM,
             "settled_speed": grader.SETTLED_SPEED, "settled_spin": grader.SETTLED_SPIN,
             "withdrawn_clear_mm": grader.WITHDRAWN_CLEAR_MM, "lift_hold_s": sim.LIFT_HOLD_S, "settle_s": sim.SETTLE_S,
             "engage_tip_mm": sim.ENGAGE_TIP_MM, "engage_angle_deg": sim.ENGAGE_ANGLE_DEG,
@@ -120,5 +133,12 @@ def describe(spec: BuildSpec) -> dict[str, Any]:
             "feed_lead_mm": sim.FEED_LEAD * 1000, "feed_max_speed": sim.FEED_MAX_SPEED, "camout_angle_deg": sim.CAMOUT_ANGLE_DEG,
             "camout_offset_mm": sim.CAMOUT_OFFSET_MM, "withdraw_mm": sim.WITHDRAW_MM, "embed_min_mm": sim.EMBED_MIN_MM,
             "screw_length": world.SCREW_LENGTH,
+        },
+        "limits": {
+            "body_bytes": guard.MAX_BODY_BYTES, "requests_in_flight": guard.MAX_IN_FLIGHT,
+            "segments_per_act": protocol.MAX_SEGMENTS, "segment_s": protocol.MAX_SEGMENT_S,
+            "stops_per_segment": protocol.MAX_STOPS, "name_chars": protocol.MAX_NAME_CHARS,
+            "note_chars": protocol.MAX_NOTE_CHARS, "notes": session.MAX_NOTES, "notes_chars": session.MAX_NOTES_CHARS,
+            "record_bytes": recording.MAX_RECORD_BYTES, "numbers": "finite (NaN and infinities are refused)",
         },
     }

@@ -7,13 +7,19 @@ A record directory holds
     initial.json       the engine snapshot before the first command
     commands.jsonl     one line per command: kind (act, note, finish), request, result, the
                        simulated time and step after it, its wall time (the only field that varies
-                       between runs) and the engine snapshot after it (the physics state from
-                       mj_getState plus the engine's own state), enough to restart from any command
+                       between runs) and, for act and finish, the engine snapshot after it (the
+                       physics state from mj_getState plus the engine's own state), enough to
+                       restart from any command (a note changes nothing: it has no snapshot)
     poses.f32          qpos sampled every SAMPLE_EVERY steps (30 Hz): rows of [time, qpos...] as
                        little-endian float32, for the review videos
     final_state.json   the final observation and snapshot after the finish settle, canonical JSON
                        (the same seed and commands give the same bytes)
 The grader reads only spec.json and final_state.json.
+
+The record is bounded: commands are bounded by the action budget and notes by the note budget
+(session.py), and once commands.jsonl and poses.f32 together reach MAX_RECORD_BYTES the recorder is
+`full` and the session finishes after the command that filled it (that command and the finish are
+still written).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from simreflect.suites.workshop.builds.spec import BuildSpec
 
 FORMAT = "workshop-record/1"
 SAMPLE_EVERY = 6  # steps: 30 Hz at 180 Hz
+MAX_RECORD_BYTES = 256 << 20
+MAX_FINAL_BYTES = 16 << 20  # what load_final reads at most
 SPEC_FILE, MODEL_FILE, META_FILE = "spec.json", "model.xml", "meta.json"
 INITIAL_FILE, COMMANDS_FILE, POSES_FILE, FINAL_FILE = "initial.json", "commands.jsonl", "poses.f32", "final_state.json"
 
@@ -53,6 +61,8 @@ class Recorder:
         self.commands = open(self.root / COMMANDS_FILE, "w")
         self.poses = open(self.root / POSES_FILE, "wb")
         self.index = 0
+        self.bytes_written = 0
+        self.closed = False
         self._sample(eng)
         eng.listeners.append(self._on_step)
 
@@ -62,13 +72,26 @@ class Recorder:
 
     def _sample(self, eng) -> None:
         row = np.concatenate([[eng.time], eng.data.qpos]).astype("<f4")
-        self.poses.write(row.tobytes())
+        self.bytes_written += self.poses.write(row.tobytes())
+
+    @property
+    def full(self) -> bool:
+        return self.bytes_written >= MAX_RECORD_BYTES
 
     def command(self, kind: str, request: dict, result: dict, wall_s: float) -> None:
         eng = self.session.engine
-        line = {"i": self.index, "kind": kind, "request": request, "result": result, "time": eng.time,
-                "step": eng.step_count, "wall_s": round(wall_s, 6), "snapshot": eng.snapshot()}
-        self.commands.write(canonical(line) + "\n")
+        self._write({"i": self.index, "kind": kind, "request": request, "result": result, "time": eng.time,
+                     "step": eng.step_count, "wall_s": round(wall_s, 6), "snapshot": eng.snapshot()})
+
+    def note(self, request: dict, result: dict) -> None:
+        eng = self.session.engine
+        self._write({"i": self.index, "kind": "note", "request": request, "result": result, "time": eng.time,
+                     "step": eng.step_count, "wall_s": 0.0})
+
+    def _write(self, line: dict) -> None:
+        if self.closed:
+            raise RuntimeError("the record is closed: the session has finished")
+        self.bytes_written += self.commands.write(canonical(line) + "\n")
         self.commands.flush()
         self.poses.flush()
         self.index += 1
@@ -82,6 +105,7 @@ class Recorder:
         (self.root / FINAL_FILE).write_text(canonical(final) + "\n")
         self.commands.close()
         self.poses.close()
+        self.closed = True
 
 
 # ----- reading ----------------------------------------------------------------------------------
@@ -91,10 +115,15 @@ def load_spec(root: Path) -> BuildSpec:
 
 
 def load_final(root: Path) -> Optional[dict[str, Any]]:
-    path = Path(root) / FINAL_FILE
-    if not path.is_file():
+    """The final record, None when there is none; ValueError (UnsafeWorkspaceFile) for anything but
+    a regular file of at most MAX_FINAL_BYTES, ValueError for one that is not JSON."""
+    from simreflect.core.sandbox import read_workspace_file
+
+    try:
+        raw = read_workspace_file(Path(root), FINAL_FILE, max_bytes=MAX_FINAL_BYTES)
+    except FileNotFoundError:
         return None
-    return json.loads(path.read_text())
+    return json.loads(raw)
 
 
 def load_commands(root: Path) -> list[dict[str, Any]]:
@@ -110,15 +139,19 @@ def load_poses(root: Path) -> np.ndarray:
 
 
 def replay(root: Path, start: int = 0) -> dict[str, Any]:
-    """Re-run a recorded session from the snapshot before command `start` (0: the initial state)
-    with the recorded requests; returns the final record it produces (as written to final_state)."""
+    """Re-run a recorded session from the last snapshot before command `start` (0: the initial
+    state) with the recorded requests; returns the final record it produces (as written to
+    final_state). The wall clock does not run in a replay: where the session ended on its wall-time
+    or record-size budget, the recorded finish ends the replay at the same command."""
     from simreflect.suites.workshop.session import Session
 
     root = Path(root)
     spec = load_spec(root)
     commands = load_commands(root)
-    session = Session(spec)
-    snap = json.loads((root / INITIAL_FILE).read_text()) if start == 0 else commands[start - 1]["snapshot"]
+    session = Session(spec, clock=lambda: 0.0)
+    with_snapshot = [k for k in range(start) if "snapshot" in commands[k]]
+    snap = commands[with_snapshot[-1]]["snapshot"] if with_snapshot else json.loads((root / INITIAL_FILE).read_text())
+    start = with_snapshot[-1] + 1 if with_snapshot else 0
     session.engine.restore(snap)
     summary, reason = "", "replay ended without a finish"
     for c in commands[start:]:

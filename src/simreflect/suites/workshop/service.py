@@ -8,9 +8,11 @@ Endpoints (the OpenAPI schema is at /openapi.json, the docs at /docs):
     POST /step            one segment (the same objects as in /act)
     POST /note            {"text": "..."}: a short progress note, recorded
     POST /finish          {"summary": "..."}: settle, freeze the final state, end the session
-A malformed or out-of-range command is answered 422 with the reason and changes nothing; a command
-the session cannot take any more (finished, a budget spent) is answered 409. There is no reset and
-no way to set a pose or a state: the world changes only through the robot.
+A malformed or out-of-range command is answered 422 with the field and the reason (never the input)
+and changes nothing; a command the session cannot take any more (finished, a budget spent) is
+answered 409; a body over the size limit 413, too many requests at once 429 (guard.py). Every
+refusal is a JSON body {"detail": ...}. There is no reset and no way to set a pose or a state: the
+world changes only through the robot.
 """
 
 from __future__ import annotations
@@ -23,27 +25,42 @@ from pathlib import Path
 from typing import Optional
 
 from fastapi import Body, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from simreflect.suites.workshop.guard import RequestGuard, bounded_errors, bounded_text
 from simreflect.suites.workshop.protocol import Act, Finish, Note, Segment
 from simreflect.suites.workshop.session import InvalidCommand, Session
 from simreflect.suites.workshop.sim import CommandRejected
 
 HOST = "127.0.0.1"
 
+_REFUSALS = {status: {"description": what, "content": {"application/json": {"schema": {
+    "type": "object", "properties": {"detail": {}}, "required": ["detail"]}}}}
+    for status, what in ((400, "The body cannot be read as JSON (not UTF-8, malformed, nested too deep, a number too long)."),
+                         (409, "The session cannot take this command now (finished, a budget spent)."),
+                         (413, "The request body is over the size limit."),
+                         (422, "The command is malformed or out of range; nothing changed."),
+                         (429, "Too many requests at once."))}
+
 
 def create_app(session: Session) -> FastAPI:
     from simreflect.suites.workshop import notes
 
-    app = FastAPI(title="simreflect workshop", version="1", description=notes.SERVICE_DOC)
+    app = FastAPI(title="simreflect workshop", version="1", description=notes.SERVICE_DOC, responses=_REFUSALS)
+    app.add_middleware(RequestGuard)
+
+    @app.exception_handler(RequestValidationError)
+    async def _malformed(request: Request, exc: RequestValidationError):
+        return JSONResponse(status_code=422, content={"detail": bounded_errors(list(exc.errors()))})
 
     @app.exception_handler(InvalidCommand)
     async def _invalid(request: Request, exc: InvalidCommand):
-        return JSONResponse(status_code=422, content={"detail": exc.errors})
+        return JSONResponse(status_code=422, content={"detail": bounded_errors(exc.errors)})
 
     @app.exception_handler(CommandRejected)
     async def _rejected(request: Request, exc: CommandRejected):
-        return JSONResponse(status_code=409, content={"detail": str(exc)})
+        return JSONResponse(status_code=409, content={"detail": bounded_text(exc, 1000)})
 
     # Responses are plain JSON built from dicts of floats and strings: JSONResponse serialises them
     # directly (FastAPI's generic encoder would walk every float of a state first, ten times slower).
@@ -116,7 +133,8 @@ class ServiceThread:
             self.sock = free_socket(HOST, port)
             self.port = self.sock.getsockname()[1]
             self.url = f"http://{HOST}:{self.port}"
-        config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="off")
+        config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="off",
+                                ws="none")  # plain HTTP only: no WebSocket upgrade
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 

@@ -3,6 +3,13 @@
 The HTTP service is a thin layer over this class; tests and the reference controllers can also
 drive it in-process through the same JSON payloads (LocalTransport in client.py). Every command is
 validated completely before anything runs, so a rejected command changes nothing.
+
+Budgets: the build's actions, simulated seconds and wall seconds, and the record's size (recording
+.MAX_RECORD_BYTES). The command that spends one is executed, answered and recorded in full, and
+then the session finishes (the finish settle and the final state are recorded after it), so a
+replay of the record reproduces the final state. A command arriving after a budget ran out (wall
+time passes between commands) is refused (409) and finishes the session. Notes have a budget of
+their own (MAX_NOTES, MAX_NOTES_CHARS in total): a note past it is refused (409), the session goes on.
 """
 
 from __future__ import annotations
@@ -18,6 +25,9 @@ from simreflect.suites.workshop.builds.spec import BuildSpec
 from simreflect.suites.workshop.protocol import Act, Finish, Note, parse_act, parse_segment
 from simreflect.suites.workshop.sim import SETTLE_S, CommandRejected, Engine, _r
 from simreflect.suites.workshop.world import HZ
+
+MAX_NOTES = 200
+MAX_NOTES_CHARS = 100_000
 
 
 class InvalidCommand(ValueError):
@@ -37,6 +47,7 @@ class Session:
         self.started = clock()
         self.commands = 0
         self.notes: list[dict[str, Any]] = []
+        self.notes_chars = 0
         self.finished = False
         self.finish_reason = ""
         self.final_state: Optional[dict[str, Any]] = None
@@ -67,6 +78,8 @@ class Session:
             "sim_seconds": {"limit": b.sim_seconds, "used": _r(self.engine.time, 6),
                             "left": _r(max(0.0, b.sim_seconds - self.engine.time), 6)},
             "wall_seconds": {"limit": b.wall_seconds, "used": round(wall_used, 3), "left": round(max(0.0, b.wall_seconds - wall_used), 3)},
+            "notes": {"limit": MAX_NOTES, "used": len(self.notes), "left": MAX_NOTES - len(self.notes),
+                      "chars_limit": MAX_NOTES_CHARS, "chars_used": self.notes_chars},
         }
 
     def _spent(self) -> str:
@@ -77,6 +90,8 @@ class Session:
             return "simulated-time budget spent"
         if self.clock() - self.started >= b.wall_seconds:
             return "wall-time budget spent"
+        if self.recorder is not None and self.recorder.full:
+            return "record size limit reached"
         return ""
 
     # ----- reading ---------------------------------------------------------------------------------
@@ -144,11 +159,15 @@ class Session:
                    "time": _r(self.engine.time, 6), "budgets": self.budgets(), "done": False}
             why = self._spent()
             if why:
-                self._finish(why)
                 out["done"] = True
                 out["finish_reason"] = why
             if self.recorder is not None:
                 self.recorder.command("act", act.model_dump(mode="json"), out, wall_s=self.clock() - t0)
+                if not why and self.recorder.full:  # this command's own line filled the record
+                    why = "record size limit reached"
+                    out = {**out, "done": True, "finish_reason": why}
+            if why:
+                self._finish(why)
             return out
 
     def note(self, payload: dict[str, Any]) -> dict[str, Any]:
@@ -159,12 +178,17 @@ class Session:
         except ValidationError as e:
             raise InvalidCommand("invalid note", e.errors(include_url=False, include_context=False)) from None
         with self.lock:
-            if self.finished:
-                raise CommandRejected("the session is finished")
+            self._check_open()
+            if len(self.notes) >= MAX_NOTES:
+                raise CommandRejected(f"note budget spent ({MAX_NOTES} notes); the session goes on")
+            if self.notes_chars + len(note.text) > MAX_NOTES_CHARS:
+                raise CommandRejected(f"note budget spent ({MAX_NOTES_CHARS} characters of notes in all, "
+                                      f"{MAX_NOTES_CHARS - self.notes_chars} left); the session goes on")
             entry = {"index": len(self.notes), "time": _r(self.engine.time, 6), "text": note.text}
             self.notes.append(entry)
+            self.notes_chars += len(note.text)
             if self.recorder is not None:
-                self.recorder.command("note", note.model_dump(mode="json"), {"ok": True, **entry}, wall_s=0.0)
+                self.recorder.note(note.model_dump(mode="json"), {"ok": True, **entry})
             return {"ok": True, **entry}
 
     def finish(self, payload: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -21,9 +21,13 @@ Screw driving, the model's abstraction (everything else is plain rigid-body cont
   most FEED_LEAD ahead of the bit tip, never while a finger still touches the screw (let go first).
   The engine moves the weld's anchor along the hole's axis, so the screw is pulled in by the
   constraint, not teleported, and the bit hardly presses on it: feeding does not shove the boards.
-- cam-out: a bit that tilts more than CAMOUT_ANGLE_DEG or slides CAMOUT_OFFSET_MM off the axis
-  disengages; the screw stays where it is (it can be engaged again).
-- withdraw: moving the bit WITHDRAW_MM back along the axis disengages it.
+- the bit sits in the screw's head from the engage until it is withdrawn: a drill "release" stops
+  driving (the screw no longer turns in) but leaves the bit in the head; engage again to drive on.
+- withdraw: moving the bit WITHDRAW_MM back along the axis takes it out of the head. That is the only
+  clean way out (the seed's procedure: withdraw before any sideways move).
+- stripped: a bit in a head that tilts more than CAMOUT_ANGLE_DEG or moves CAMOUT_OFFSET_MM off the
+  axis before it is withdrawn levers the screw and strips it: the screw stays where it is but no
+  longer holds anything (a driven one never joins its boards) and cannot be engaged again.
 - done: when the head reaches the face the screw is driven. If its tip then lies inside another
   board at least EMBED_MIN_MM deep, that board is the one below: the screw's connect constraint
   between the two boards turns on, anchored where the screw crosses into the lower board, written
@@ -141,7 +145,7 @@ class ObjectInfo:
 
 @dataclass
 class ScrewState:
-    state: str = "free"  # free, seated, driven
+    state: str = "free"  # free, seated, driven, stripped
     top: Optional[str] = None
     bottom: Optional[str] = None
     depth: float = 0.0
@@ -154,12 +158,14 @@ class ScrewState:
     relax_steps: int = 0  # steps since the bit left a driven screw whose joint is not yet on
     embed: float = 0.0  # how deep the tip went into the lower board (m)
     held_warned: bool = False
+    stripped_how: str = ""  # what stripped it (state "stripped")
 
     def to_dict(self) -> dict[str, Any]:
         return {"state": self.state, "top": self.top, "bottom": self.bottom, "depth": _r(self.depth),
                 "max_depth": _r(self.max_depth), "entry": _rl(self.entry), "axis": _rl(self.axis),
                 "anchor_top": _rl(self.anchor_top), "anchor_bottom": _rl(self.anchor_bottom), "camouts": self.camouts,
-                "relax_steps": self.relax_steps, "embed": _r(self.embed, 9), "held_warned": self.held_warned}
+                "relax_steps": self.relax_steps, "embed": _r(self.embed, 9), "held_warned": self.held_warned,
+                "stripped_how": self.stripped_how}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ScrewState:
@@ -168,21 +174,28 @@ class ScrewState:
 
 @dataclass
 class DrillState:
-    screw: Optional[int] = None  # engaged screw index
+    screw: Optional[int] = None  # the screw whose head the bit is in (from the engage to the withdraw)
     hand: Optional[str] = None
+    driving: bool = True  # False after a drill "release": the bit stays in the head, the screw stops
 
     def to_dict(self) -> dict[str, Any]:
-        return {"screw": self.screw, "hand": self.hand}
+        return {"screw": self.screw, "hand": self.hand, "driving": self.driving}
 
 
 @dataclass
 class BoardTrack:
+    """A board's history: whether it was ever lifted, and where it was the last time it was carried
+    (supported by the robot alone for LIFT_HOLD_S): the grader compares its final rest with that."""
+
     lifted: bool = False
     airborne_s: float = 0.0
     lost: bool = False
+    carry_pos: list[float] = field(default_factory=list)
+    carry_rot: list[float] = field(default_factory=list)  # 9, row by row
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lifted": self.lifted, "airborne_s": _r(self.airborne_s, 6), "lost": self.lost}
+        return {"lifted": self.lifted, "airborne_s": _r(self.airborne_s, 6), "lost": self.lost,
+                "carry_pos": [float(x) for x in self.carry_pos], "carry_rot": [float(x) for x in self.carry_rot]}
 
 
 class Engine:
@@ -448,7 +461,7 @@ class Engine:
         for k, st in enumerate(stops):
             if st[0] == "state":
                 order = ("free", "seated", "driven")
-                if order.index(self.screws[st[1]].state) >= order.index(st[2]):
+                if self.screws[st[1]].state in order and order.index(self.screws[st[1]].state) >= order.index(st[2]):
                     return k
         if arrays is None:
             return -1
@@ -568,6 +581,8 @@ class Engine:
                 tr.airborne_s += dt
                 if tr.airborne_s >= LIFT_HOLD_S:
                     tr.lifted = True
+                    tr.carry_pos = [float(x) for x in d.xpos[o.body]]
+                    tr.carry_rot = [float(x) for x in d.xmat[o.body]]
             else:
                 tr.airborne_s = 0.0
             if d.xpos[o.body][2] < LOST_Z:
@@ -678,8 +693,13 @@ class Engine:
         if not drills:
             return {"ok": False, "reason": f"the {hand} hand holds no drill (a hold is opposed, force-bearing contact)"}
         dk = drills[0]
-        if self.drills[dk].screw is not None:
-            return {"ok": False, "reason": f"drill{dk} is already engaged with screw{self.drills[dk].screw}"}
+        ds = self.drills[dk]
+        if ds.screw is not None:
+            if ds.driving:
+                return {"ok": False, "reason": f"drill{dk} is already engaged with screw{ds.screw}"}
+            ds.driving = True  # the bit never left the head: drive on
+            return {"ok": True, "drill": f"drill{dk}", "screw": f"screw{ds.screw}", "resumed": True,
+                    "state": self.screws[ds.screw].state}
         if not self.spec.screws:
             return {"ok": False, "reason": "there are no screws in this build"}
         tip = d.site_xpos[self.drill_tip_site[dk]]
@@ -695,6 +715,8 @@ class Engine:
         st = self.screws[sk]
         if st.state == "driven":
             return {"ok": False, "reason": f"screw{sk} is already driven"}
+        if st.state == "stripped":
+            return {"ok": False, "reason": f"screw{sk} is stripped ({st.stripped_how}): it cannot be driven"}
         if st.state == "free":
             axis = self._screw_axis(sk)
             tipp = d.site_xpos[self.screw_tip_site[sk]].copy()
@@ -778,17 +800,13 @@ class Engine:
                 self.drills[dk] = DrillState()
                 self.events.append(f"drill{dk} withdrawn from screw{sk}")
                 continue
-            if (ang > CAMOUT_ANGLE_DEG or lateral > CAMOUT_OFFSET_MM) and st.state == "driven":
-                self.drills[dk] = DrillState()
-                self.events.append(f"drill{dk} came off driven screw{sk} ({ang:.1f} deg, {lateral:.1f} mm off axis)")
-                continue
             if ang > CAMOUT_ANGLE_DEG or lateral > CAMOUT_OFFSET_MM:
                 self.drills[dk] = DrillState()
                 st.camouts += 1
-                self.events.append(f"drill{dk} cammed out of screw{sk} ({ang:.1f} deg, {lateral:.1f} mm off axis); "
-                                   f"screw{sk} left at depth {st.depth * 1000:.1f} mm")
+                self._strip(sk, f"drill{dk}'s bit was moved off its axis ({ang:.1f} deg, {lateral:.1f} mm) "
+                                f"before it was withdrawn")
                 continue
-            if st.state != "seated":
+            if st.state != "seated" or not ds.driving:
                 continue
             # the head keeps FEED_LEAD ahead of the bit tip while the bit is fed along the axis
             advance = min(axial / 1000.0 + FEED_LEAD, FEED_MAX_SPEED * DT, st.max_depth - st.depth)
@@ -804,6 +822,15 @@ class Engine:
             self._write_seat(sk)
             if st.depth >= st.max_depth - 1e-9:
                 self._finish_screw(sk)
+
+    def _strip(self, sk: int, how: str) -> None:
+        """A bit levered out of a head sideways strips the screw: it stays where it is, holds
+        nothing (a driven screw's joint never turns on) and cannot be engaged again."""
+        st = self.screws[sk]
+        was = "driven" if st.state == "driven" else f"at depth {st.depth * 1000:.1f} mm"
+        st.state = "stripped"
+        st.stripped_how = how
+        self.events.append(f"screw{sk} stripped ({was}): {how}; it holds nothing")
 
     def _write_seat(self, sk: int) -> None:
         st = self.screws[sk]
@@ -918,11 +945,12 @@ class Engine:
         return results
 
     def _release_drill(self, hand: str) -> dict[str, Any]:
+        """Stop driving; the bit stays in the head until it is withdrawn."""
         released = []
         for dk, ds in enumerate(self.drills):
-            if ds.screw is not None and ds.hand == hand:
+            if ds.screw is not None and ds.hand == hand and ds.driving:
                 released.append(f"drill{dk}")
-                self.drills[dk] = DrillState()
+                ds.driving = False
         return {"ok": True, "released": released}
 
     def _move(self, seg, budget_steps: Optional[int]) -> dict[str, Any]:
@@ -1055,7 +1083,7 @@ class Engine:
     def observe(self) -> dict[str, Any]:
         """The exact structured state (positions m, velocities m/s and rad/s, forces N, angles rad,
         quaternions w x y z, rotation matrices row by row)."""
-        from simreflect.suites.workshop.grader import joint_status, pose_errors, protrusion_mm
+        from simreflect.suites.workshop.grader import carry_shift_mm, joint_status, pose_errors, protrusion_mm
 
         m, d = self.model, self.data
         arrays = self._contact_arrays()
@@ -1125,12 +1153,14 @@ class Engine:
             prot = protrusion_mm(pos, rot, b.size, b.target)
             dist, dyaw = pose_errors(pos, rot, b.target)
             tr = self.boards[b.name]
+            carry = {"pos": _rl(tr.carry_pos), "rot": _rows(tr.carry_rot)} if tr.carry_pos else None
             boards[b.name] = {
                 "pos": _rl(pos), "quat": _rl(d.xquat[o.body]), "rot": _rows(rot), "size": list(b.size),
                 "lin_vel": _rl(lin), "ang_vel": _rl(ang), "corners": [_rl(c) for c in box_corners(pos, rot, b.size)],
                 "touching": sorted(touching[b.name]), "touching_robot": bool(robot_touch[b.name]),
                 "held_by": sorted(h for (h, n), v in holds.items() if n == b.name and v["held"]),
-                "lifted": tr.lifted, "lost": tr.lost,
+                "lifted": tr.lifted, "lost": tr.lost, "last_carry": carry,
+                "moved_since_carry_mm": None if carry is None else _r(carry_shift_mm(pos, rot, b.size, carry), 3),
                 "target": {"pose": list(b.target), "worst_protrusion_mm": _r(prot, 3), "centre_error_mm": _r(dist, 3),
                            "yaw_error_deg": _r(dyaw, 3)},
             }
@@ -1143,7 +1173,8 @@ class Engine:
                               "lin_vel": _rl(d.qvel[o.dadr:o.dadr + 3]),
                               "held_by": sorted(h for (h, n), v in holds.items() if n == o.name and v["held"]),
                               "touching": sorted(touching[o.name]),
-                              "engaged_screw": None if self.drills[k].screw is None else f"screw{self.drills[k].screw}"}
+                              "engaged_screw": None if self.drills[k].screw is None else f"screw{self.drills[k].screw}",
+                              "driving": self.drills[k].screw is not None and self.drills[k].driving}
         screws = {}
         for k in range(self.spec.screws):
             o = self.object_by_name[f"screw{k}"]
@@ -1161,7 +1192,8 @@ class Engine:
                               "to_go_mm": _r(max(0.0, st.max_depth - st.depth) * 1000, 4) if st.state != "free" else None,
                               "top": st.top, "bottom": st.bottom,
                               "anchor_top": st.anchor_top, "anchor_bottom": st.anchor_bottom,
-                              "joint_active": bool(d.eq_active[self.joint_eq[k]]), "camouts": st.camouts}
+                              "joint_active": bool(d.eq_active[self.joint_eq[k]]), "camouts": st.camouts,
+                              "stripped_how": st.stripped_how or None}
         all_holds = [{"hand": h, "object": n} for (h, n), v in sorted(holds.items()) if v["held"]]
         state = {"time": _r(self.time, 9), "step": self.step_count, "arms": arms, "boards": boards, "drills": drills,
                  "screws": screws, "holds": all_holds}

@@ -3,9 +3,11 @@
 An agent's program is a Python client script that talks to the workshop service at the URL in its
 workspace ($WORKSHOP_URL, service_url.txt). run_program serves a fresh session in this process and
 runs the program in the core sandbox (no network but its own loopback; see run_program for how it
-reaches the service). verify() grades the final state this suite object kept in memory from its own
-service when it has one, and reads the record only for work directories it did not run itself
-(offline grading).
+reaches the service), where the only parts of simreflect it sees are the relay and the HTTP client:
+the oracle is the reference controller with its skill library written into it
+(reference/program.py), so no program can call the reference's skills. verify() grades the final
+state this suite object kept in memory from its own service when it has one (the last MAX_FINALS
+work directories), and reads the record for any other (offline grading).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
@@ -43,10 +46,9 @@ TASK_FILE = "task.json"
 PROGRAM_TIMEOUT_S = 1800.0
 PROGRAM_LIMITS = Limits(wall_s=PROGRAM_TIMEOUT_S, cpu_s=PROGRAM_TIMEOUT_S, memory_mb=2048, processes=128, file_mb=64,
                         output_kb=256, disk_mb=256)
-#: What a program sees of simreflect: the relay that carries its connections, and the HTTP client
-#: with the reference controllers' helpers (the oracle programs import them).
-PROGRAM_MODULES = ("simreflect.core.relay", "simreflect.suites.workshop.client",
-                   "simreflect.suites.workshop.reference.common")
+#: What a program sees of simreflect: the relay that carries its connections and the HTTP client.
+PROGRAM_MODULES = ("simreflect.core.relay", "simreflect.suites.workshop.client")
+MAX_FINALS = 32  # final states kept in memory (the record holds them all)
 
 
 def make_task(build: str, seed: int) -> Task:
@@ -56,9 +58,10 @@ def make_task(build: str, seed: int) -> Task:
 
 
 def reference_source(build: str) -> str:
-    from importlib import resources
+    """The oracle program of a build: its reference controller with the skill library inlined."""
+    from simreflect.suites.workshop.reference.program import reference_program
 
-    return resources.files("simreflect.suites.workshop.reference").joinpath(f"{build}.py").read_text()
+    return reference_program(build)
 
 
 class WorkshopSuite(Suite):
@@ -67,7 +70,7 @@ class WorkshopSuite(Suite):
     subset_order = BUILD_NAMES
 
     def __init__(self) -> None:
-        self._finals: dict[str, Optional[dict[str, Any]]] = {}
+        self._finals: OrderedDict[str, Optional[dict[str, Any]]] = OrderedDict()
 
     def load_tasks(self, root: Path | None = None) -> list[Task]:
         builds, seeds = BUILD_NAMES, DEFAULT_SEEDS
@@ -116,12 +119,15 @@ class WorkshopSuite(Suite):
         The sandbox has a network namespace of its own, so the service listens on a Unix socket in
         a private directory bound read-only into the sandbox, and a relay inside the sandbox
         (simreflect.core.relay) carries 127.0.0.1:PORT there. The session records into a directory
-        the program cannot reach; the record replaces the work directory's record/ after the run."""
+        the program cannot reach; the record replaces the work directory's record/ after the run.
+        An earlier round's record/ is removed before the program starts: no program reads another
+        run's trajectory."""
         from simreflect.core import relay
         from simreflect.suites.workshop.service import ServiceThread, free_socket
         from simreflect.suites.workshop.session import Session
 
         workdir = Path(workdir)
+        remove_workspace_file(workdir, RECORD_DIR)
         write_workspace_file(workdir, notes.PROGRAM_FILE, program)
         with tempfile.TemporaryDirectory(prefix="simreflect-workshop-") as private:
             private = Path(private)
@@ -144,8 +150,16 @@ class WorkshopSuite(Suite):
                 session.finish_quietly("the program ended without finishing" if result.ok else f"the program {result.status}")
             remove_workspace_file(workdir, RECORD_DIR)
             shutil.copytree(private / RECORD_DIR, workdir / RECORD_DIR)
-        self._finals[str(workdir.resolve())] = session.final_state
+        self._remember(workdir, session.final_state)
         return result
+
+    def _remember(self, workdir: Path, final_state: Optional[dict[str, Any]]) -> None:
+        """Keep a run's final state for verify(); the oldest beyond MAX_FINALS is read from its record."""
+        key = str(Path(workdir).resolve())
+        self._finals[key] = final_state
+        self._finals.move_to_end(key)
+        while len(self._finals) > MAX_FINALS:
+            self._finals.popitem(last=False)
 
     def verify(self, task: Task, workdir: Path) -> Verdict:
         key = str(Path(workdir).resolve())
