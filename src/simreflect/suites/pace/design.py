@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from simreflect.core.untrusted import finite_float
 from simreflect.suites.pace.scoring import Constraint
 
 GROUND = "ground"
@@ -23,6 +24,8 @@ PART_KINDS = ("beam", "block", "wheel")
 JOINT_KINDS = ("rigid", "pivot")
 #: Above these counts a design is not simulated at all (whatever the task allows).
 ENGINE_CAP = {"parts": 400, "joints": 800, "springs": 200, "placements": 16}
+#: Largest magnitude of any number in a design (m, kg, rad/s, N m, N/m): finite, and no larger.
+MAX_ABS_NUMBER = 1e6
 #: Tolerance (m) for anchors on parts and parts on zone borders.
 TOLERANCE = 0.05
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,40}$")
@@ -181,10 +184,11 @@ def _num(where: str, d: dict, key: str, optional: bool = False) -> float | None:
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise DesignInvalid(f"{where}: {key} must be a number, got {type(v).__name__}")
-    v = float(v)
-    if not math.isfinite(v) or abs(v) > 1e6:
-        raise DesignInvalid(f"{where}: {key} = {v!r} is not a finite number of sensible size")
-    return v
+    number = finite_float(v, MAX_ABS_NUMBER)
+    if number is None:
+        shown = repr(float(v)) if isinstance(v, float) or finite_float(v) is not None else "an integer beyond any float"
+        raise DesignInvalid(f"{where}: {key} = {shown} is not a finite number of sensible size")
+    return number
 
 
 def _str(where: str, d: dict, key: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult
+from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -117,6 +117,9 @@ class WorkshopSuite(Suite):
         a private directory bound read-only into the sandbox, and a relay inside the sandbox
         (simreflect.core.relay) carries 127.0.0.1:PORT there. The session records into a directory
         the program cannot reach; the record replaces the work directory's record/ after the run."""
+        refused = refuse_program(program)
+        if refused is not None:
+            return refused
         from simreflect.core import relay
         from simreflect.suites.workshop.service import ServiceThread, free_socket
         from simreflect.suites.workshop.session import Session
