@@ -85,33 +85,31 @@ class JsonLimits:
 
 # ----- JSON -----------------------------------------------------------------------------------------
 
-_OPEN, _CLOSE, _QUOTE, _BACKSLASH = (np.frombuffer(c, np.uint8) for c in (b"[{", b"]}", b'"', b"\\"))
-
-
 def _nesting(raw: bytes, prefix: bool) -> int:
     """The deepest nesting of arrays and objects outside strings (the whole document, or with
     `prefix` only its first value). Vectorised and linear: a quote opens or closes a string unless
     an odd run of backslashes precedes it (valid JSON has backslashes only inside strings; where a
     document is invalid, json stops at the first fault, before any place this count could be off)."""
     a = np.frombuffer(raw, np.uint8)
-    n = a.size
-    quotes = np.flatnonzero(a == _QUOTE[0])
+    step = ((a == 0x5B) | (a == 0x7B)).view(np.int8) - ((a == 0x5D) | (a == 0x7D)).view(np.int8)
+    quotes = np.flatnonzero(a == 0x22)
     if quotes.size:
-        last_other = np.maximum.accumulate(np.where(a == _BACKSLASH[0], -1, np.arange(n)))
-        before = quotes - 1
-        run = np.where(before >= 0, before - last_other[np.maximum(before, 0)], 0)
-        toggles = np.zeros(n, np.int8)
-        toggles[quotes[run % 2 == 0]] = 1
-        outside = (np.cumsum(toggles, dtype=np.int64) % 2) == 0
-    else:
-        outside = np.ones(n, bool)
-    step = (np.isin(a, _OPEN) & outside).astype(np.int64) - (np.isin(a, _CLOSE) & outside)
-    depth = np.cumsum(step)
+        if b"\\" in raw:
+            positions = np.arange(a.size)
+            last_other = np.maximum.accumulate(np.where(a == 0x5C, -1, positions))
+            before = quotes - 1
+            run = np.where(before >= 0, before - last_other[np.maximum(before, 0)], 0)
+            quotes = quotes[run % 2 == 0]
+        toggles = np.zeros(a.size, np.int8)
+        toggles[quotes] = 1
+        inside = np.bitwise_xor.accumulate(toggles).view(bool)
+        step[inside] = 0
+    depth = np.cumsum(step, dtype=np.int64)
     if prefix:
         body = raw.lstrip(b" \t\r\n")
         if not body[:1] or body[:1] not in b"[{":
             return 0  # the first value is a scalar: nothing after it is parsed
-        first = n - len(body)
+        first = a.size - len(body)
         closed = np.flatnonzero(depth[first:] <= 0)
         if closed.size:
             depth = depth[: first + int(closed[0]) + 1]
@@ -348,7 +346,8 @@ def _npy_header(fp: Any, what: str) -> tuple[tuple[int, ...], bool, np.dtype, in
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # numpy warns about headers written by Python 2
             shape, fortran, dtype = reader(io.BytesIO(length + header), max_header_size=MAX_NPY_HEADER)
-    except _STREAM_ERRORS as e:
+    except Exception as e:  # noqa: BLE001 - numpy parses these bytes with literal_eval and tokenize, which
+        # raise what they like on junk (tokenize.TokenError for "(, }" crashed numpy.load itself)
         raise Refusal(f"{what} has an unreadable .npy header ({type(e).__name__}: {str(e)[:200]})", "syntax") from None
     return shape, fortran, dtype, len(magic) + len(length) + size
 

@@ -26,6 +26,9 @@ JOINT_KINDS = ("rigid", "pivot")
 ENGINE_CAP = {"parts": 400, "joints": 800, "springs": 200, "placements": 16}
 #: Largest magnitude of any number in a design (m, kg, rad/s, N m, N/m): finite, and no larger.
 MAX_ABS_NUMBER = 1e6
+#: Largest size (m) of a part the simulator takes (a task allows at most about 10 m): the checks of
+#: a part cost time in proportion to its size (a 1e6 m wheel took 96 s of zone sampling).
+MAX_PART_SIZE = 100.0
 #: Tolerance (m) for anchors on parts and parts on zone borders.
 TOLERANCE = 0.05
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,40}$")
@@ -210,6 +213,12 @@ def _list(data: dict, key: str) -> list:
     return v
 
 
+def _not_too_large(where: str, pid: str, *sizes: float) -> None:
+    if max(sizes) > MAX_PART_SIZE:
+        raise DesignInvalid(f"{where} ({pid}): the simulator takes parts of at most {MAX_PART_SIZE:g} m, "
+                            f"not {max(sizes):.4g} m")
+
+
 def parse_design(data: Any) -> Design:
     """The design a program declared, read as untrusted data (see the module docstring)."""
     if not isinstance(data, dict):
@@ -230,18 +239,21 @@ def parse_design(data: Any) -> Design:
             thick = _num(where, d, "thickness")
             if length <= 1e-3 or thick <= 1e-3:
                 raise DesignInvalid(f"{where} ({pid}): a beam needs a length and a thickness above 1 mm")
+            _not_too_large(where, pid, length, thick)
             parts.append(PartSpec(pid, kind, material, (x1 + x2) / 2, (y1 + y2) / 2, math.atan2(y2 - y1, x2 - x1),
                                   width=length, height=thick))
         elif kind == "block":
             w, h = _num(where, d, "width"), _num(where, d, "height")
             if w <= 1e-3 or h <= 1e-3:
                 raise DesignInvalid(f"{where} ({pid}): a block needs a width and a height above 1 mm")
+            _not_too_large(where, pid, w, h)
             parts.append(PartSpec(pid, kind, material, _num(where, d, "x"), _num(where, d, "y"),
                                   _num(where, d, "angle", optional=True) or 0.0, width=w, height=h))
         elif kind == "wheel":
             r = _num(where, d, "radius")
             if r <= 1e-3:
                 raise DesignInvalid(f"{where} ({pid}): a wheel needs a radius above 1 mm")
+            _not_too_large(where, pid, 2 * r)
             parts.append(PartSpec(pid, kind, material, _num(where, d, "x"), _num(where, d, "y"), 0.0, radius=r))
         else:
             raise DesignInvalid(f"{where}: unknown part kind {kind!r} (kinds: {', '.join(PART_KINDS)})")
