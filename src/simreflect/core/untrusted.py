@@ -117,12 +117,17 @@ def _nesting(raw: bytes, prefix: bool) -> int:
 
 
 def _decoder(limits: JsonLimits, what: str) -> json.JSONDecoder:
+    short_ints_fit = 10 ** limits.max_int_digits <= limits.max_abs
+    top = limits.max_abs
+
     def parse_int(s: str) -> int:
+        if len(s) <= limits.max_int_digits and short_ints_fit:
+            return int(s)  # the common case: few digits, within range
         if len(s.lstrip("-")) > limits.max_int_digits:
             raise Refusal(f"{what} holds an integer of more than {limits.max_int_digits} digits", "number")
         v = int(s)
-        if abs(v) > limits.max_abs:
-            raise Refusal(f"{what} holds a number beyond +-{limits.max_abs:g}", "number")
+        if abs(v) > top:
+            raise Refusal(f"{what} holds a number beyond +-{top:g}", "number")
         return v
 
     def nonfinite(token: str) -> float:  # NaN, Infinity, -Infinity, or a float literal that overflows
@@ -132,13 +137,36 @@ def _decoder(limits: JsonLimits, what: str) -> json.JSONDecoder:
 
     def parse_float(s: str) -> float:
         v = float(s)
+        if -top <= v <= top:  # false for NaN and the infinities too
+            return v
         if not math.isfinite(v):
             return nonfinite(s)
-        if abs(v) > limits.max_abs:
-            raise Refusal(f"{what} holds a number beyond +-{limits.max_abs:g}", "number")
-        return v
+        raise Refusal(f"{what} holds a number beyond +-{top:g}", "number")
 
     return json.JSONDecoder(parse_int=parse_int, parse_float=parse_float, parse_constant=nonfinite, strict=True)
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _needs_walk(text: str, raw: bytes, limits: JsonLimits) -> bool:
+    """Whether the parsed value could break the string, item or surrogate limits (else its walk is
+    skipped): bounds read off the raw bytes, each an over-estimate."""
+    n = len(raw)
+    values = raw.count(b",") + raw.count(b"[") + raw.count(b"{") + 1  # at least one separator per value
+    if values > limits.max_items:
+        return True
+    if limits.max_string_chars < n:
+        if b"\\" in raw:
+            return True  # an escaped quote would split a string's span below
+        quotes = np.flatnonzero(np.frombuffer(raw, np.uint8) == 0x22)
+        if quotes.size and int(np.diff(quotes, prepend=0, append=n).max()) > limits.max_string_chars:
+            return True
+    if limits.surrogates != "keep":
+        # bytes decoded as UTF-8 hold no surrogate: only a \uD800-\uDFFF escape makes one
+        if _SURROGATE_ESCAPE.search(raw) or (not text.isascii() and _SURROGATE.search(text)):
+            return True
+    return False
 
 
 def _as_text(data: bytes | bytearray | memoryview | str, limits: JsonLimits, what: str) -> tuple[str, bytes]:
@@ -236,9 +264,7 @@ def _load(data: bytes | str, limits: JsonLimits, what: str, prefix: bool) -> tup
         raise Refusal(f"{what} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}", "syntax") from None
     except RecursionError:  # cannot happen after the nesting count; kept as the last line of defence
         raise Refusal(f"{what} nests deeper than {limits.max_depth} levels", "depth") from None
-    if limits.surrogates == "keep" and min(limits.max_items, limits.max_string_chars) >= len(raw):
-        return value, end  # no string or count of values can break limits this wide: nothing to walk
-    return _check_value(value, limits, what), end
+    return (_check_value(value, limits, what) if _needs_walk(text, raw, limits) else value), end
 
 
 def load_json(data: bytes | str, limits: JsonLimits = JsonLimits(), what: str = "the input") -> Any:

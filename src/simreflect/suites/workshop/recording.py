@@ -145,7 +145,9 @@ def final_state_problem(final: Any) -> Optional[str]:
     """Why a final record does not have the shape the grader reads, or None when it does."""
     if not isinstance(final, dict):
         return "not a JSON object"
-    state = final.get("state")
+    if "state" not in final:
+        return "it has no state"
+    state = final["state"]
     if state is None:
         return None
     if not isinstance(state, dict):
