@@ -34,6 +34,7 @@ import json
 import math
 import re
 import struct
+import sys
 import warnings
 import zipfile
 import zlib
@@ -85,40 +86,51 @@ class JsonLimits:
 
 # ----- JSON -----------------------------------------------------------------------------------------
 
+_SPECIAL = np.zeros(256, bool)
+_SPECIAL[[0x5B, 0x5D, 0x7B, 0x7D, 0x22, 0x5C]] = True  # [ ] { } " and backslash
+_STEP = np.zeros(256, np.int64)
+_STEP[[0x5B, 0x7B]], _STEP[[0x5D, 0x7D]] = 1, -1
+
+
 def _nesting(raw: bytes, prefix: bool) -> int:
     """The deepest nesting of arrays and objects outside strings (the whole document, or with
-    `prefix` only its first value). Vectorised and linear: a quote opens or closes a string unless
-    an odd run of backslashes precedes it (valid JSON has backslashes only inside strings; where a
-    document is invalid, json stops at the first fault, before any place this count could be off)."""
+    `prefix` only its first value). Vectorised and linear, on the structural bytes only: a quote
+    opens or closes a string unless an odd run of backslashes precedes it (valid JSON has
+    backslashes only inside strings; where a document is invalid, json stops at its first fault,
+    before any place this count could be off)."""
     a = np.frombuffer(raw, np.uint8)
-    step = ((a == 0x5B) | (a == 0x7B)).view(np.int8) - ((a == 0x5D) | (a == 0x7D)).view(np.int8)
-    quotes = np.flatnonzero(a == 0x22)
-    if quotes.size:
-        if b"\\" in raw:
-            positions = np.arange(a.size)
-            last_other = np.maximum.accumulate(np.where(a == 0x5C, -1, positions))
-            before = quotes - 1
-            run = np.where(before >= 0, before - last_other[np.maximum(before, 0)], 0)
-            quotes = quotes[run % 2 == 0]
-        toggles = np.zeros(a.size, np.int8)
-        toggles[quotes] = 1
-        inside = np.bitwise_xor.accumulate(toggles).view(bool)
-        step[inside] = 0
-    depth = np.cumsum(step, dtype=np.int64)
+    at = np.flatnonzero(_SPECIAL[a])
+    chars = a[at]
+    quote = chars == 0x22
+    if b"\\" in raw and quote.any():
+        slash = at[chars == 0x5C]
+        new_run = np.ones(slash.size, bool)
+        new_run[1:] = slash[1:] != slash[:-1] + 1
+        run_start = np.maximum.accumulate(np.where(new_run, np.arange(slash.size), 0))
+        run_length = np.arange(slash.size) - run_start + 1
+        q = at[quote]
+        k = np.searchsorted(slash, q) - 1  # the last backslash before each quote
+        before = np.where(k >= 0, slash[np.maximum(k, 0)], -2) == q - 1
+        escaped = before & (run_length[np.maximum(k, 0)] % 2 == 1)
+        quote[np.flatnonzero(quote)[escaped]] = False
+    inside = (np.cumsum(quote, dtype=np.int64) % 2).astype(bool)  # a quote itself counts as inside or not: no step
+    step = np.where(inside, 0, _STEP[chars])
+    depth = np.cumsum(step)
     if prefix:
         body = raw.lstrip(b" \t\r\n")
         if not body[:1] or body[:1] not in b"[{":
             return 0  # the first value is a scalar: nothing after it is parsed
-        first = a.size - len(body)
-        closed = np.flatnonzero(depth[first:] <= 0)
+        closed = np.flatnonzero(depth <= 0)
         if closed.size:
-            depth = depth[: first + int(closed[0]) + 1]
+            depth = depth[: int(closed[0]) + 1]
     return int(depth.max(initial=0))
 
 
 def _decoder(limits: JsonLimits, what: str) -> json.JSONDecoder:
-    short_ints_fit = 10 ** limits.max_int_digits <= limits.max_abs
-    top = limits.max_abs
+    if limits.nonfinite == "allow" and limits.max_abs == math.inf and limits.max_int_digits >= sys.get_int_max_str_digits():
+        return json.JSONDecoder(strict=True)  # no number rule to apply: json's own (faster) number parsing
+    top = min(limits.max_abs, sys.float_info.max)  # so that an infinity never passes as "within range"
+    short_ints_fit = 10 ** limits.max_int_digits <= top
 
     def parse_int(s: str) -> int:
         if len(s) <= limits.max_int_digits and short_ints_fit:
@@ -149,11 +161,12 @@ def _decoder(limits: JsonLimits, what: str) -> json.JSONDecoder:
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def _needs_walk(text: str, raw: bytes, limits: JsonLimits) -> bool:
+def _needs_walk(text: str, raw: bytes, opens: int, limits: JsonLimits) -> bool:
     """Whether the parsed value could break the string, item or surrogate limits (else its walk is
-    skipped): bounds read off the raw bytes, each an over-estimate."""
+    skipped): bounds read off the raw bytes (`opens` of them open an array or object), each an
+    over-estimate."""
     n = len(raw)
-    values = raw.count(b",") + raw.count(b"[") + raw.count(b"{") + 1  # at least one separator per value
+    values = raw.count(b",") + opens + 1  # at least one separator per value
     if values > limits.max_items:
         return True
     if limits.max_string_chars < n:
@@ -252,7 +265,8 @@ def _check_value(value: Any, limits: JsonLimits, what: str) -> Any:
 
 def _load(data: bytes | str, limits: JsonLimits, what: str, prefix: bool) -> tuple[Any, int]:
     text, raw = _as_text(data, limits, what)
-    if raw.count(b"[") + raw.count(b"{") > limits.max_depth and _nesting(raw, prefix) > limits.max_depth:
+    opens = raw.count(b"[") + raw.count(b"{")
+    if opens > limits.max_depth and _nesting(raw, prefix) > limits.max_depth:
         raise Refusal(f"{what} nests deeper than {limits.max_depth} levels", "depth")
     decoder = _decoder(limits, what)
     try:
@@ -262,9 +276,13 @@ def _load(data: bytes | str, limits: JsonLimits, what: str, prefix: bool) -> tup
             value, end = decoder.decode(text), len(text)
     except json.JSONDecodeError as e:
         raise Refusal(f"{what} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}", "syntax") from None
+    except Refusal:
+        raise
+    except ValueError:  # only without number hooks: an integer past Python's own digit limit
+        raise Refusal(f"{what} holds an integer of more than {sys.get_int_max_str_digits()} digits", "number") from None
     except RecursionError:  # cannot happen after the nesting count; kept as the last line of defence
         raise Refusal(f"{what} nests deeper than {limits.max_depth} levels", "depth") from None
-    return (_check_value(value, limits, what) if _needs_walk(text, raw, limits) else value), end
+    return (_check_value(value, limits, what) if _needs_walk(text, raw, opens, limits) else value), end
 
 
 def load_json(data: bytes | str, limits: JsonLimits = JsonLimits(), what: str = "the input") -> Any:

@@ -1,8 +1,9 @@
 """The declared design: its schema (trusted parse of the program's JSON) and its validation.
 
 `parse_design(data)` turns the data a program sent into a `Design` or raises `DesignInvalid`
-(wrong shapes, unknown kinds, non-finite numbers, dangling references, more than the engine cap
-of parts): such a design is not simulated at all. `check_design(design, rules)` then measures it
+(wrong shapes, unknown kinds, non-finite numbers or any beyond MAX_ABS_NUMBER, parts larger than
+MAX_PART_SIZE, dangling references, more than the engine cap of parts): such a design is not
+simulated at all. `check_design(design, rules)` then measures it
 against the task's rules in the current environment and returns the three design constraints
 every task has: build_zone, mass_budget and design_rules (counts, sizes, materials, primitives,
 motor and spring ranges, anchors on their parts). A design that breaks them is still simulated
