@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 #: Hostile inputs per entry point: the default run, and the slow run (-m slow).
-QUICK, SLOW = 2_000, 20_000
+QUICK, SLOW = 2_000, 10_000
 SIZES = [pytest.param(QUICK, id="quick"), pytest.param(SLOW, id="slow", marks=pytest.mark.slow)]
 
 

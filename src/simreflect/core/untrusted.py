@@ -6,7 +6,8 @@ these functions, never with a bare `json.loads` or `np.load`. Each reader takes 
 frozen dataclass) and either returns a value within them or raises `Refusal`, whose message is one
 sentence naming what was refused and why ("design reply nests deeper than 64 levels"). Callers
 turn it into a verdict or a failed program; no reader raises anything else, on any input (the
-property tests in tests/test_untrusted.py fuzz every entry point).
+property tests in tests/test_untrusted.py and tests/test_untrusted_entry_points.py fuzz the
+readers and every entry point).
 
 JSON (`load_json`, `load_json_prefix`): at most `max_bytes` of strict UTF-8; at most `max_depth`
 levels of arrays and objects, measured on the raw bytes before the parse so that json's recursion

@@ -385,8 +385,9 @@ class RigFormatError(ValueError):
     """A rig file that is not a well-formed rig."""
 
 
-#: The most a rig's arrays may hold before they are allocated (an episode has 10 bones, 164
-#: vertices and 60 frames): skin weights (vertices x bones) and keys (frames x bones) per channel.
+#: The most a rig may hold before its arrays are allocated (an episode has 10 bones, 164 vertices
+#: and 60 frames): bones, skin weights (vertices x bones) and keys (frames x bones) per channel.
+MAX_BONES = 256
 MAX_WEIGHT_CELLS = 1 << 22
 MAX_KEY_CELLS = 1 << 20
 
@@ -409,6 +410,8 @@ def _parse_rig(d: Any) -> Rig:
     if d.get("format") != RIG_FORMAT:
         raise RigFormatError(f"rig format must be {RIG_FORMAT!r}, got {d.get('format')!r}")
     try:
+        if len(d["bones"]) > MAX_BONES:
+            raise RigFormatError(f"rig too large: {len(d['bones'])} bones, at most {MAX_BONES}")
         bones = [
             Bone(str(b["name"]), None if b["parent"] is None else str(b["parent"]),
                  tuple(float(x) for x in b["head"]), tuple(float(x) for x in b["tail"]))

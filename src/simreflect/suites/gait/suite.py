@@ -41,8 +41,9 @@ FIX_LIMITS = Limits(wall_s=FIX_TIMEOUT_S, cpu_s=FIX_TIMEOUT_S, memory_mb=2048, p
 MAX_RIG_BYTES = 8 << 20  # an episode's rig.json is about 50 KB
 #: How a rig.json an untrusted program (or Blender reading its .blend) left is read (core.untrusted).
 #: NaN and infinities are refused (no key, weight or position of a rig may be one); a lone
-#: surrogate in a name too (no bone of an episode has one).
-RIG_JSON_LIMITS = JsonLimits(max_bytes=MAX_RIG_BYTES, max_depth=16, max_items=2_000_000, max_string_chars=10_000)
+#: surrogate in a name too (no bone of an episode has one). Names are short: the verifier's
+#: messages, which the model reads, quote them.
+RIG_JSON_LIMITS = JsonLimits(max_bytes=MAX_RIG_BYTES, max_depth=16, max_items=2_000_000, max_string_chars=256)
 #: How fix scripts are written and run: "python" (the rig object, fixrunner) or "blender" (bpy scripts
 #: run by Blender on a .blend of the episode; see suites/gait/blender/).
 INTERFACES = ("python", "blender")
