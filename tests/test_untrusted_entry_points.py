@@ -287,6 +287,21 @@ def _hostile_rig(base: dict) -> st.SearchStrategy:
     return rigs()
 
 
+def _extreme_keys(base: dict) -> st.SearchStrategy:
+    """The episode's rig with a few keys set to finite extremes: still a repair of the episode, so
+    the verifier runs in full on it (or the reader refuses a number beyond +-1e6)."""
+    @st.composite
+    def rigs(draw):
+        d = json.loads(json.dumps(base))
+        for _ in range(draw(st.integers(1, 4))):
+            keys = d["action"][draw(st.sampled_from(sorted(d["action"])))][draw(st.sampled_from(["location",
+                                                                                               "rotation_euler"]))]
+            keys[draw(st.integers(0, len(keys) - 1))][draw(st.integers(0, 2))] = draw(
+                st.one_of(st.floats(-1e6, 1e6), st.sampled_from([1e300, -1e300, 1e-300, 1e6, -0.0])))
+        return d
+    return rigs()
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_gait_rig_files(n, tmp_path_factory, gait_rig):
     """rig.json as the verifier reads it (load_workspace_rig) and checks it against the episode
@@ -316,7 +331,7 @@ def test_gait_rig_files(n, tmp_path_factory, gait_rig):
             assert isinstance(verify_rig(rig, ref, trusted=trusted), Verdict)
             outcomes["verified"] += 1
 
-    assert fuzz(n, documents(_hostile_rig(base)), check) == n
+    assert fuzz(n, documents(st.one_of(_hostile_rig(base), _extreme_keys(base))), check) == n
     assert all(outcomes.values()), outcomes
 
 

@@ -42,8 +42,10 @@ MAX_RIG_BYTES = 8 << 20  # an episode's rig.json is about 50 KB
 #: How a rig.json an untrusted program (or Blender reading its .blend) left is read (core.untrusted).
 #: NaN and infinities are refused (no key, weight or position of a rig may be one); a lone
 #: surrogate in a name too (no bone of an episode has one). Names are short: the verifier's
-#: messages, which the model reads, quote them.
-RIG_JSON_LIMITS = JsonLimits(max_bytes=MAX_RIG_BYTES, max_depth=16, max_items=2_000_000, max_string_chars=256)
+#: messages, which the model reads, quote them. Every number within +-1e6 (metres, radians,
+#: weights, masses, colours): a key of 1e300 overflowed the verifier's products to inf and NaN.
+RIG_JSON_LIMITS = JsonLimits(max_bytes=MAX_RIG_BYTES, max_depth=16, max_items=2_000_000, max_string_chars=256,
+                             max_abs=1e6)
 #: How fix scripts are written and run: "python" (the rig object, fixrunner) or "blender" (bpy scripts
 #: run by Blender on a .blend of the episode; see suites/gait/blender/).
 INTERFACES = ("python", "blender")
