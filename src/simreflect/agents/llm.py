@@ -7,6 +7,11 @@
   errors; when they are spent the agent raises InfrastructureError, which is never scored.
 - Records token usage and latency per call; an optional on-disk cache keyed by the full request
   makes re-runs free and reproducible.
+- The response is untrusted data: its body is read up to MAX_RESPONSE_BYTES (decompressed) and
+  parsed within RESPONSE_LIMITS (core.untrusted); a body past them is a malformed response (retried,
+  then an InfrastructureError). The answer's text goes through parse_answer (`act`) or clean_answer
+  (`complete`), so a lone surrogate or an over-long answer never reaches a file, a record or the
+  next request.
 """
 
 from __future__ import annotations
@@ -22,10 +27,17 @@ from typing import Any
 import httpx
 
 from simreflect.agents.base import Action, InfrastructureError, Observation, Usage
-from simreflect.agents.parse import ANSWER_SCHEMA, parse_answer
+from simreflect.agents.parse import ANSWER_SCHEMA, clean_answer, parse_answer
+from simreflect.core.untrusted import JsonLimits, finite_float, load_json
 
 API_KEY_ENV = "SIMREFLECT_API_KEY"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+#: The largest response body read (decompressed); a chat completion is a few hundred KB at most.
+MAX_RESPONSE_BYTES = 32 << 20
+#: How a response body is read: the answer's own text is judged later (parse_answer, clean_answer),
+#: so its lone surrogates are kept here; NaN in a usage figure is read and counted as 0 tokens.
+RESPONSE_LIMITS = JsonLimits(max_bytes=MAX_RESPONSE_BYTES, max_depth=64, max_items=1_000_000,
+                             max_string_chars=MAX_RESPONSE_BYTES, nonfinite="allow", surrogates="keep")
 
 
 @dataclass(frozen=True)
@@ -60,11 +72,18 @@ class LLMAgent:
 
     # ----- public ------------------------------------------------------------------------------
     def act(self, observation: Observation) -> Action:
-        text, usage = self.complete(list(observation.messages))
+        text, usage = self._ask(list(observation.messages))
         parsed = parse_answer(text)
-        return Action(program=parsed.program, diagnosis=parsed.diagnosis, raw=text, usage=usage, error=parsed.error)
+        return Action(program=parsed.program, diagnosis=parsed.diagnosis, raw=parsed.text, usage=usage,
+                      error=parsed.error)
 
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, Usage]:
+        """The model's answer to a chat, as text that can be recorded and sent again (clean_answer)."""
+        text, usage = self._ask(messages)
+        return clean_answer(text), usage
+
+    def _ask(self, messages: list[dict[str, str]]) -> tuple[str, Usage]:
+        """The model's answer exactly as the endpoint sent it (or the cache holds it)."""
         body = self._body(messages, structured=self._structured)
         cached = self._cache_get(body)
         if cached is not None:
@@ -82,8 +101,8 @@ class LLMAgent:
             if data is None:
                 raise InfrastructureError("the endpoint rejected the request without response_format too")
         text = _content(data)
-        usage_raw = data.get("usage") or {}
-        usage = Usage(int(usage_raw.get("prompt_tokens") or 0), int(usage_raw.get("completion_tokens") or 0), calls,
+        usage_raw = data.get("usage")
+        usage = Usage(_tokens(usage_raw, "prompt_tokens"), _tokens(usage_raw, "completion_tokens"), calls,
                       time.monotonic() - start)
         self._cache_put(body, {"text": text, "prompt_tokens": usage.prompt_tokens,
                                "completion_tokens": usage.completion_tokens})
@@ -116,7 +135,8 @@ class LLMAgent:
             if attempt:
                 time.sleep(self._delay(attempt, last))
             try:
-                resp = self._client.post(url, json=body, headers=self._headers())
+                with self._client.stream("POST", url, json=body, headers=self._headers()) as resp:
+                    raw = _read_body(resp, MAX_RESPONSE_BYTES)
             except httpx.TimeoutException:
                 last = f"timed out after {self.config.timeout_s:g} s"
                 continue
@@ -125,19 +145,22 @@ class LLMAgent:
                 continue
             if resp.status_code == 200:
                 try:
-                    data = resp.json()
+                    if raw is None:
+                        raise ValueError(f"larger than {MAX_RESPONSE_BYTES} bytes")
+                    data = load_json(raw, RESPONSE_LIMITS, "the response")
                     _content(data)
                     return data, attempt + 1
-                except (ValueError, KeyError, IndexError, TypeError) as e:
+                except ValueError as e:
                     last = f"malformed response body: {e}"
                     continue
+            text = (raw or b"").decode("utf-8", errors="replace")
             if resp.status_code in RETRY_STATUS:
                 last = f"HTTP {resp.status_code}"
                 self._retry_after = resp.headers.get("retry-after")
                 continue
-            if resp.status_code in (400, 422) and "response_format" in body and _mentions_format(resp.text):
+            if resp.status_code in (400, 422) and "response_format" in body and _mentions_format(text):
                 return None, attempt + 1
-            raise InfrastructureError(f"HTTP {resp.status_code} from {url}: {resp.text[:300]}")
+            raise InfrastructureError(f"HTTP {resp.status_code} from {url}: {text[:300]}")
         raise InfrastructureError(f"no answer after {self.config.max_retries + 1} tries: {last}")
 
     _retry_after: str | None = None
@@ -163,9 +186,12 @@ class LLMAgent:
         if path is None or not path.is_file():
             return None
         try:
-            return json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
+            value = load_json(path.read_bytes(), RESPONSE_LIMITS, "the cache entry")
+        except (OSError, ValueError):
             return None  # a damaged cache entry is ignored and rewritten
+        ok = (isinstance(value, dict) and isinstance(value.get("text"), str)
+              and all(type(value.get(k)) is int for k in ("prompt_tokens", "completion_tokens")))
+        return value if ok else None
 
     def _cache_put(self, body: dict[str, Any], value: dict[str, Any]) -> None:
         path = self._cache_path(body)
@@ -177,13 +203,34 @@ class LLMAgent:
         os.replace(tmp, path)
 
 
-def _content(data: dict[str, Any]) -> str:
-    content = data["choices"][0]["message"].get("content")
+def _read_body(resp: httpx.Response, limit: int) -> bytes | None:
+    """The (decompressed) body, or None once it grows past `limit` bytes."""
+    chunks, size = [], 0
+    for chunk in resp.iter_bytes():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _content(data: Any) -> str:
+    """The message text of a chat-completions body (ValueError when it has no message)."""
+    try:
+        content = data["choices"][0]["message"].get("content")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise ValueError("no choices[0].message in the body") from None
     if content is None:
         return ""
     if isinstance(content, list):  # some servers return content parts
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return str(content)
+        return "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return content if isinstance(content, str) else str(content)
+
+
+def _tokens(usage: Any, key: str) -> int:
+    """A token count of the body's usage object (0 when it has none or it is not a count)."""
+    n = finite_float(usage.get(key)) if isinstance(usage, dict) else None
+    return int(n) if n is not None and n >= 0 else 0
 
 
 def _mentions_format(text: str) -> bool:

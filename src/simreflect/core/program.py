@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from simreflect.core.untrusted import text_problem
+
 OUTPUT_TAIL_CHARS = 4000
 #: How often `pump` wakes up to look at the process and the watcher when no output arrives.
 POLL_S = 0.1
@@ -64,6 +66,20 @@ class ProgramResult:
         if usage:
             out["usage"] = self.usage
         return out
+
+
+#: The longest program a suite writes and runs (a model's answer is at most 400k characters).
+MAX_PROGRAM_CHARS = 1_000_000
+
+
+def refuse_program(program: Any, max_chars: int = MAX_PROGRAM_CHARS) -> ProgramResult | None:
+    """The failed result of a program that cannot be written as a file: not text, longer than
+    `max_chars`, or holding a lone surrogate (not text). None when it can be run. Every suite's
+    run_program asks this first, so such a program costs its round like any failed program."""
+    problem = text_problem(program, max_chars, "the program")
+    if problem is None:
+        return None
+    return ProgramResult("error", None, "", 0.0, reason=f"invalid program: {problem}")
 
 
 def _tail(data: bytes, limit: int = OUTPUT_TAIL_CHARS) -> str:

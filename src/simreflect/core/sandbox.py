@@ -74,12 +74,13 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
 from simreflect.core.lifetime import die_with_parent, prctl_function
 from simreflect.core.program import OutputCapture, ProgramResult, drain, kill_group, pump
+from simreflect.core.untrusted import JsonLimits, Refusal, load_json
 
 SANDBOX_WORKDIR = "/workdir"
 SANDBOX_UID = 65534
@@ -1084,8 +1085,9 @@ class SessionError(RuntimeError):
         self.kind = kind
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+#: How a session's replies are read unless told otherwise (the length is always `max_message_bytes`):
+#: NaN and infinities refused, lone surrogates in strings replaced by U+FFFD.
+SESSION_REPLY_LIMITS = JsonLimits(surrogates="replace")
 
 
 class SandboxSession:
@@ -1104,7 +1106,8 @@ class SandboxSession:
     """
 
     def __init__(self, proc: subprocess.Popen, cg: Any, capture: OutputCapture, limits: Limits, workdir: Path,
-                 start: float, sandboxed: bool, degraded: list[str], probe: dict[str, Any], max_message_bytes: int):
+                 start: float, sandboxed: bool, degraded: list[str], probe: dict[str, Any], max_message_bytes: int,
+                 reply_limits: JsonLimits = SESSION_REPLY_LIMITS):
         self._proc = proc
         self._cg = cg
         self._capture = capture
@@ -1115,6 +1118,7 @@ class SandboxSession:
         self._degraded = degraded
         self._probe = probe
         self._max = int(max_message_bytes)
+        self._reply_limits = replace(reply_limits, max_bytes=self._max)
         self._buf = bytearray()
         self._stdout_fd = proc.stdout.fileno()
         self._stderr_fd = proc.stderr.fileno()
@@ -1153,7 +1157,8 @@ class SandboxSession:
 
         Raises SessionError when the program does not answer within `timeout_s` (or the
         session's wall time runs out first), ends, or answers with anything but one JSON value on
-        one line of at most `max_message_bytes`. NaN and infinities are refused both ways."""
+        one line of at most `max_message_bytes` within the session's `reply_limits` (depth, items,
+        strings, numbers: core.untrusted). NaN and infinities are refused both ways."""
         if self._result is not None:
             raise SessionError("closed", "the session is closed")
         if self._error is not None:
@@ -1166,10 +1171,10 @@ class SandboxSession:
         self._write(data, deadline, n, timeout_s)
         line = self._read_line(deadline, n, timeout_s)
         try:
-            value = json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
-        except (UnicodeDecodeError, ValueError) as e:
+            value = load_json(line, self._reply_limits, "it")
+        except Refusal as e:
             shown = line[:120].decode("utf-8", errors="replace")
-            self._fail("protocol", f"reply {n} is not one JSON value ({type(e).__name__}: {e}); it began {shown!r}")
+            self._fail("protocol", f"reply {n} is not one JSON value ({e}); it began {shown!r}")
         self.requests = n
         return value
 
@@ -1352,10 +1357,12 @@ class SandboxSession:
 def open_session(argv: list[str], workdir: Path, limits: Limits = Limits(), readonly_paths: Iterable[Path] = (),
                  env: dict[str, str] | None = None, strict: bool = False,
                  package_modules: Iterable[str] | None = (),
-                 max_message_bytes: int = SESSION_MAX_MESSAGE_BYTES) -> SandboxSession:
+                 max_message_bytes: int = SESSION_MAX_MESSAGE_BYTES,
+                 reply_limits: JsonLimits = SESSION_REPLY_LIMITS) -> SandboxSession:
     """Start argv confined exactly as `run_sandboxed` would, but keep it running as a session that
     answers JSON-lines requests on its stdin/stdout (see SandboxSession). Same arguments as
-    `run_sandboxed`; raises SandboxUnavailable only with strict=True when isolation is degraded."""
+    `run_sandboxed`, plus how long a reply may be and how it is read (`reply_limits`); raises
+    SandboxUnavailable only with strict=True when isolation is degraded."""
     workdir, readonly_paths, package_files, probe, degraded, cg, cgroup_fds = _prepare(
         workdir, readonly_paths, package_modules, limits, strict)
     sandboxed = probe["mode"] == "bwrap"
@@ -1377,4 +1384,5 @@ def open_session(argv: list[str], workdir: Path, limits: Limits = Limits(), read
             os.close(fd)
         if proc is None and cg is not None:
             cg.remove()
-    return SandboxSession(proc, cg, capture, limits, workdir, start, sandboxed, degraded, probe, max_message_bytes)
+    return SandboxSession(proc, cg, capture, limits, workdir, start, sandboxed, degraded, probe, max_message_bytes,
+                          reply_limits)

@@ -22,15 +22,24 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from simreflect.core.untrusted import JsonLimits, load_json
 from simreflect.run.records import FORMAT, FORMAT_KEY, LEGACY_FORMAT, check_record, line_ranges, stamp
 
 ATTEMPTS = "attempts.jsonl"
 CONFIG = "config.json"
+#: How a line of attempts.jsonl is read back: ours, but a run directory from elsewhere is data too (a
+#: line nested 100,000 deep crashed resume and report with RecursionError). Records keep what they
+#: hold (NaN, surrogates); only nesting, number sizes and the line's length are bounded.
+RECORD_LIMITS = JsonLimits(max_bytes=256 << 20, max_depth=64, max_items=1 << 30, max_string_chars=1 << 30,
+                           max_int_digits=sys.get_int_max_str_digits(), max_abs=math.inf, nonfinite="allow",
+                           surrogates="keep")
 
 
 class StoreError(RuntimeError):
@@ -141,8 +150,8 @@ class RunStore:
             if not raw.strip():
                 continue
             try:
-                checked = check_record(json.loads(raw))
-            except (ValueError, RecursionError):  # ValueError: not JSON, or not UTF-8
+                checked = check_record(load_json(raw, RECORD_LIMITS, f"{ATTEMPTS} line {n}"))
+            except ValueError:  # not JSON, not UTF-8, or past the reader's bounds (core.untrusted.Refusal)
                 problems.append(f"{ATTEMPTS} line {n}: damaged record ({len(raw)} bytes) ignored")
                 continue
             if checked.record is None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import sys
 import tempfile
-import zipfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult
+from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -27,6 +25,7 @@ from simreflect.core.sandbox import (
 )
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
+from simreflect.core.untrusted import ArrayLimits, JsonLimits, Refusal, finite_float, load_json, load_npz
 from simreflect.core.verdict import Verdict
 from simreflect.suites.audit import notes
 from simreflect.suites.audit.cards import REFERENCE_FILE, Card, load_card, load_cards, tasks_dir
@@ -41,6 +40,8 @@ SCRIPT_LIMITS = Limits(wall_s=SCRIPT_TIMEOUT_S, cpu_s=SCRIPT_TIMEOUT_S, memory_m
 MAX_RAW_BYTES = 64 << 20
 MAX_RAW_UNPACKED = 256 << 20
 MAX_RECORD_BYTES = 1 << 20
+#: The longest script timeout a run record may carry (the variant re-run uses it).
+MAX_TIMEOUT_S = 3600.0
 
 
 def task_from_card(card: Card) -> Task:
@@ -69,25 +70,46 @@ def run_script(program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S)
     return result
 
 
+#: The record is ours (written after the run), but a run directory from elsewhere is data too.
+RECORD_LIMITS = JsonLimits(max_bytes=MAX_RECORD_BYTES, max_depth=16, nonfinite="allow", surrogates="replace")
+#: The fields of the record and their types (a record with another shape is no record).
+_RECORD_FIELDS = {"script": str, "timeout_s": (int, float), "status": str, "exit_code": (int, type(None)),
+                  "output_tail": str, "reason": str, "seconds": (int, float)}
+#: raw.npz: numeric arrays only (bool, int, uint, float), at most MAX_RAW_UNPACKED bytes as float64.
+#: NaN and infinite values are read: a recompute from them does not match any reported finite metric.
+RAW_LIMITS = ArrayLimits(max_bytes=MAX_RAW_BYTES, max_members=64, max_values=MAX_RAW_UNPACKED // 8,
+                         max_total_values=MAX_RAW_UNPACKED // 8, kinds="biuf", nonfinite="allow")
+
+
 def read_run_record(workdir: Path) -> dict[str, Any] | None:
     try:
-        return json.loads(read_workspace_file(Path(workdir), RUN_RECORD, MAX_RECORD_BYTES))
-    except FileNotFoundError:
+        record = load_json(read_workspace_file(Path(workdir), RUN_RECORD, MAX_RECORD_BYTES), RECORD_LIMITS, RUN_RECORD)
+    except (FileNotFoundError, UnsafeWorkspaceFile, OSError, Refusal):
         return None
-    except (UnsafeWorkspaceFile, OSError, UnicodeDecodeError, json.JSONDecodeError):
+    if not isinstance(record, dict) or any(not _typed(record[k], t) for k, t in _RECORD_FIELDS.items() if k in record):
         return None
+    timeout = finite_float(record.get("timeout_s", SCRIPT_TIMEOUT_S))
+    if timeout is None or not 0 < timeout <= MAX_TIMEOUT_S:
+        return None
+    return record
+
+
+def _typed(value: Any, types: type | tuple[type, ...]) -> bool:
+    return isinstance(value, types) and not isinstance(value, bool)
 
 
 def record_to_run(record: dict[str, Any] | None) -> RunRecord | None:
     if record is None:
         return None
+    seconds = finite_float(record.get("seconds", 0.0))
     return RunRecord(status=str(record.get("status", "")), exit_code=record.get("exit_code"),
                      output_tail=str(record.get("output_tail", "")), reason=str(record.get("reason", "")),
-                     seconds=float(record.get("seconds", 0.0)))
+                     seconds=0.0 if seconds is None else seconds)
 
 
 def read_raw(workdir: Path) -> RawData:
-    """The arrays of raw.npz (numeric only, as float64), read as untrusted data."""
+    """The arrays of raw.npz (numeric only, as float64), read as untrusted data (core.untrusted:
+    every header judged before anything is allocated)."""
     try:
         blob = read_workspace_file(Path(workdir), notes.RAW_FILE, MAX_RAW_BYTES)
     except FileNotFoundError:
@@ -95,19 +117,10 @@ def read_raw(workdir: Path) -> RawData:
     except (UnsafeWorkspaceFile, OSError) as e:
         return RawData(error=f"cannot read {notes.RAW_FILE}: {e}")
     try:
-        with zipfile.ZipFile(io.BytesIO(blob)) as z:
-            if sum(i.file_size for i in z.infolist()) > MAX_RAW_UNPACKED:
-                return RawData(error=f"{notes.RAW_FILE} unpacks to more than {MAX_RAW_UNPACKED >> 20} MB")
-        arrays: dict[str, np.ndarray] = {}
-        with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
-            for name in npz.files:
-                a = npz[name]
-                if a.dtype.kind not in "biuf":
-                    return RawData(error=f"array {name!r} in {notes.RAW_FILE} is not numeric ({a.dtype})")
-                arrays[name] = np.asarray(a, dtype=float)
-        return RawData(arrays=arrays)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
-        return RawData(error=f"{notes.RAW_FILE} is not a numpy .npz archive: {e}")
+        arrays = load_npz(blob, RAW_LIMITS, notes.RAW_FILE)
+    except Refusal as e:
+        return RawData(error=str(e))
+    return RawData(arrays={name: np.asarray(a, dtype=float) for name, a in arrays.items()})
 
 
 def run_variant(card: Card, script: str, timeout_s: float) -> VariantOutcome:
@@ -218,7 +231,7 @@ class AuditSuite(Suite):
         write_workspace(self.card(task), Path(workdir), dict(task.params))
 
     def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S) -> ProgramResult:
-        return run_script(program, Path(workdir), timeout_s)
+        return refuse_program(program) or run_script(program, Path(workdir), timeout_s)
 
     def verify(self, task: Task, workdir: Path) -> Verdict:
         return verify_workspace(self.card(task), Path(workdir))

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from simreflect.core.untrusted import JsonLimits, Refusal, finite_float, load_json
 from simreflect.suites.audit.cards import Card, normalise_name
 
 MARKER = "SUMMARY_JSON"
 MAX_SUMMARY_CHARS = 200_000
+#: How the SUMMARY_JSON line is read (core.untrusted). NaN and Infinity tokens are read, and every
+#: field judges them: a metric that is not a finite number is reported as such (see `number`), a
+#: positive control or verdict must have its own type. A lone surrogate (not text) becomes U+FFFD,
+#: so that names the script chose can be shown in the report.
+SUMMARY_LIMITS = JsonLimits(max_bytes=MAX_SUMMARY_CHARS, max_depth=16, max_items=20_000, max_string_chars=10_000,
+                            nonfinite="allow", surrogates="replace")
 VERDICTS = ("supported", "falsified", "inconclusive")
 
 
@@ -31,9 +37,9 @@ def find_summary(output: str) -> Summary:
     if len(rest) > MAX_SUMMARY_CHARS:
         return Summary(None, f"the {MARKER} line is longer than {MAX_SUMMARY_CHARS} characters", line[:200])
     try:
-        data = json.loads(rest, parse_constant=lambda c: float(c))
-    except json.JSONDecodeError as e:
-        return Summary(None, f"the {MARKER} line is not valid JSON: {e.msg} at column {e.colno}", line[:200])
+        data = load_json(rest, SUMMARY_LIMITS, f"the {MARKER} line")
+    except Refusal as e:
+        return Summary(None, str(e), line[:200])
     if not isinstance(data, dict):
         return Summary(None, f"{MARKER} must be a JSON object, got {type(data).__name__}", line[:200])
     return Summary(data, "", line[:200])
@@ -43,10 +49,7 @@ def number(value: Any) -> float | None:
     """A finite float from a JSON number (or {"value": number}); None otherwise."""
     if isinstance(value, dict) and "value" in value:
         value = value["value"]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    v = float(value)
-    return v if math.isfinite(v) else None
+    return finite_float(value)
 
 
 @dataclass

@@ -385,6 +385,13 @@ class RigFormatError(ValueError):
     """A rig file that is not a well-formed rig."""
 
 
+#: The most a rig may hold before its arrays are allocated (an episode has 10 bones, 164 vertices
+#: and 60 frames): bones, skin weights (vertices x bones) and keys (frames x bones) per channel.
+MAX_BONES = 256
+MAX_WEIGHT_CELLS = 1 << 22
+MAX_KEY_CELLS = 1 << 20
+
+
 def _array(value: Any, shape_tail: tuple[int, ...], what: str, dtype=float) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=dtype)
@@ -403,6 +410,8 @@ def _parse_rig(d: Any) -> Rig:
     if d.get("format") != RIG_FORMAT:
         raise RigFormatError(f"rig format must be {RIG_FORMAT!r}, got {d.get('format')!r}")
     try:
+        if len(d["bones"]) > MAX_BONES:
+            raise RigFormatError(f"rig too large: {len(d['bones'])} bones, at most {MAX_BONES}")
         bones = [
             Bone(str(b["name"]), None if b["parent"] is None else str(b["parent"]),
                  tuple(float(x) for x in b["head"]), tuple(float(x) for x in b["tail"]))
@@ -428,6 +437,8 @@ def _parse_rig(d: Any) -> Rig:
         n_frames = int(d["frame_count"])
         if n_frames < 1:
             raise RigFormatError("frame_count must be positive")
+        if len(verts) * len(bones) > MAX_WEIGHT_CELLS or n_frames * len(bones) > MAX_KEY_CELLS:
+            raise RigFormatError(f"rig too large: {len(bones)} bones, {len(verts)} vertices, {n_frames} frames")
         weights = np.zeros((len(verts), len(bones)))
         groups = d["vertex_groups"]
         if not isinstance(groups, dict):
@@ -456,5 +467,5 @@ def _parse_rig(d: Any) -> Rig:
         return Rig(bones, verts, faces, parts, weights, loc, rot, int(d.get("fps", 24)))
     except RigFormatError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError) as e:
-        raise RigFormatError(f"malformed rig: {type(e).__name__}: {e}") from None
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError) as e:
+        raise RigFormatError(f"malformed rig: {type(e).__name__}: {str(e)[:300]}") from None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult
+from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -22,6 +22,7 @@ from simreflect.core.sandbox import (
 )
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
+from simreflect.core.untrusted import JsonLimits, Refusal, load_json
 from simreflect.core.verdict import Verdict
 from simreflect.suites.gait import notes
 from simreflect.suites.gait.fixrunner import RIG_FILE
@@ -37,7 +38,14 @@ FIX_SCRIPT = "fix.py"
 #: Limits of a fix-script run; wall and CPU time follow the caller's timeout.
 FIX_LIMITS = Limits(wall_s=FIX_TIMEOUT_S, cpu_s=FIX_TIMEOUT_S, memory_mb=2048, processes=64, file_mb=64,
                     output_kb=256, disk_mb=512)
-MAX_RIG_BYTES = 64 << 20
+MAX_RIG_BYTES = 8 << 20  # an episode's rig.json is about 50 KB
+#: How a rig.json an untrusted program (or Blender reading its .blend) left is read (core.untrusted).
+#: NaN and infinities are refused (no key, weight or position of a rig may be one); a lone
+#: surrogate in a name too (no bone of an episode has one). Names are short: the verifier's
+#: messages, which the model reads, quote them. Every number within +-1e6 (metres, radians,
+#: weights, masses, colours): a key of 1e300 overflowed the verifier's products to inf and NaN.
+RIG_JSON_LIMITS = JsonLimits(max_bytes=MAX_RIG_BYTES, max_depth=16, max_items=2_000_000, max_string_chars=256,
+                             max_abs=1e6)
 #: How fix scripts are written and run: "python" (the rig object, fixrunner) or "blender" (bpy scripts
 #: run by Blender on a .blend of the episode; see suites/gait/blender/).
 INTERFACES = ("python", "blender")
@@ -50,12 +58,10 @@ def load_workspace_rig(workdir: Path) -> Rig:
     """The rig an untrusted program left in `workdir`: never through a symlink, never a FIFO or
     device, at most MAX_RIG_BYTES (RigFormatError otherwise)."""
     try:
-        data = read_workspace_file(Path(workdir), RIG_FILE, MAX_RIG_BYTES)
-        return Rig.from_dict(json.loads(data))
-    except UnsafeWorkspaceFile as e:
+        data = load_json(read_workspace_file(Path(workdir), RIG_FILE, MAX_RIG_BYTES), RIG_JSON_LIMITS, RIG_FILE)
+    except (UnsafeWorkspaceFile, OSError, Refusal) as e:
         raise RigFormatError(f"cannot read rig file {RIG_FILE}: {e}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RigFormatError(f"cannot read rig file {RIG_FILE}: {e}") from None
+    return Rig.from_dict(data)
 
 
 def task_from_record(record: dict, episode_dir: Path) -> Task:
@@ -131,6 +137,9 @@ class GaitSuite(Suite):
         """Run a fix script in the sandbox: the work directory (rig.json and the script, fix.py) is
         all it can write, and all it sees of the episode. `timeout_s` bounds wall and CPU time.
         With the blender interface the script is a bpy script run by Blender on episode.blend."""
+        refused = refuse_program(program)
+        if refused is not None:
+            return refused
         if self.interface == "blender":
             from simreflect.suites.gait.blender import interface as blender
 

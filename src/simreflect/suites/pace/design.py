@@ -1,8 +1,9 @@
 """The declared design: its schema (trusted parse of the program's JSON) and its validation.
 
 `parse_design(data)` turns the data a program sent into a `Design` or raises `DesignInvalid`
-(wrong shapes, unknown kinds, non-finite numbers, dangling references, more than the engine cap
-of parts): such a design is not simulated at all. `check_design(design, rules)` then measures it
+(wrong shapes, unknown kinds, non-finite numbers or any beyond MAX_ABS_NUMBER, parts larger than
+MAX_PART_SIZE, dangling references, more than the engine cap of parts): such a design is not
+simulated at all. `check_design(design, rules)` then measures it
 against the task's rules in the current environment and returns the three design constraints
 every task has: build_zone, mass_budget and design_rules (counts, sizes, materials, primitives,
 motor and spring ranges, anchors on their parts). A design that breaks them is still simulated
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from simreflect.suites.pace.bounds import bound_problems
+from simreflect.core.untrusted import finite_float
 from simreflect.suites.pace.scoring import Constraint
 
 GROUND = "ground"
@@ -24,6 +26,11 @@ PART_KINDS = ("beam", "block", "wheel")
 JOINT_KINDS = ("rigid", "pivot")
 #: Above these counts a design is not simulated at all (whatever the task allows).
 ENGINE_CAP = {"parts": 400, "joints": 800, "springs": 200, "placements": 16}
+#: Largest magnitude of any number in a design (m, kg, rad/s, N m, N/m): finite, and no larger.
+MAX_ABS_NUMBER = 1e6
+#: Largest size (m) of a part the simulator takes (a task allows at most about 10 m): the checks of
+#: a part cost time in proportion to its size (a 1e6 m wheel took 96 s of zone sampling).
+MAX_PART_SIZE = 100.0
 #: Tolerance (m) for anchors on parts and parts on zone borders.
 TOLERANCE = 0.05
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,40}$")
@@ -182,10 +189,11 @@ def _num(where: str, d: dict, key: str, optional: bool = False) -> float | None:
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise DesignInvalid(f"{where}: {key} must be a number, got {type(v).__name__}")
-    v = float(v)
-    if not math.isfinite(v) or abs(v) > 1e6:
-        raise DesignInvalid(f"{where}: {key} = {v!r} is not a finite number of sensible size")
-    return v
+    number = finite_float(v, MAX_ABS_NUMBER)
+    if number is None:
+        shown = repr(float(v)) if isinstance(v, float) or finite_float(v) is not None else "an integer beyond any float"
+        raise DesignInvalid(f"{where}: {key} = {shown} is not a finite number of sensible size")
+    return number
 
 
 def _str(where: str, d: dict, key: str) -> str:
@@ -205,6 +213,12 @@ def _list(data: dict, key: str) -> list:
         if not isinstance(item, dict):
             raise DesignInvalid(f"design.{key}[{i}] must be an object")
     return v
+
+
+def _not_too_large(where: str, pid: str, *sizes: float) -> None:
+    if max(sizes) > MAX_PART_SIZE:
+        raise DesignInvalid(f"{where} ({pid}): the simulator takes parts of at most {MAX_PART_SIZE:g} m, "
+                            f"not {max(sizes):.4g} m")
 
 
 def parse_design(data: Any) -> Design:
@@ -227,18 +241,21 @@ def parse_design(data: Any) -> Design:
             thick = _num(where, d, "thickness")
             if length <= 1e-3 or thick <= 1e-3:
                 raise DesignInvalid(f"{where} ({pid}): a beam needs a length and a thickness above 1 mm")
+            _not_too_large(where, pid, length, thick)
             parts.append(PartSpec(pid, kind, material, (x1 + x2) / 2, (y1 + y2) / 2, math.atan2(y2 - y1, x2 - x1),
                                   width=length, height=thick))
         elif kind == "block":
             w, h = _num(where, d, "width"), _num(where, d, "height")
             if w <= 1e-3 or h <= 1e-3:
                 raise DesignInvalid(f"{where} ({pid}): a block needs a width and a height above 1 mm")
+            _not_too_large(where, pid, w, h)
             parts.append(PartSpec(pid, kind, material, _num(where, d, "x"), _num(where, d, "y"),
                                   _num(where, d, "angle", optional=True) or 0.0, width=w, height=h))
         elif kind == "wheel":
             r = _num(where, d, "radius")
             if r <= 1e-3:
                 raise DesignInvalid(f"{where} ({pid}): a wheel needs a radius above 1 mm")
+            _not_too_large(where, pid, 2 * r)
             parts.append(PartSpec(pid, kind, material, _num(where, d, "x"), _num(where, d, "y"), 0.0, radius=r))
         else:
             raise DesignInvalid(f"{where}: unknown part kind {kind!r} (kinds: {', '.join(PART_KINDS)})")

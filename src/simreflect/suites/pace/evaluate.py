@@ -24,6 +24,7 @@ from typing import Any
 
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, SessionError, open_session, write_workspace_file
+from simreflect.core.untrusted import JsonLimits, finite_float
 from simreflect.core.verdict import Check, Detail, Verdict
 from simreflect.suites.pace import feedback as feedback_mod
 from simreflect.suites.pace.design import TOLERANCE, DesignInvalid, check_design, parse_design
@@ -41,6 +42,12 @@ DEFAULT_TIMEOUT_S = 120.0
 BUILD_TIMEOUT_S = 30.0
 CONTROL_TIMEOUT_S = 2.0
 MAX_REPLY_BYTES = 1 << 20
+#: How the program's replies are read (core.untrusted): a design is a few levels deep and at most
+#: a few thousand values (design.ENGINE_CAP); NaN and infinities are refused on the pipe (every
+#: number of a design and of a command must be finite; design.py bounds each field further);
+#: a lone surrogate in a string (an id, an error message) is replaced by U+FFFD.
+REPLY_LIMITS = JsonLimits(max_bytes=MAX_REPLY_BYTES, max_depth=16, max_items=50_000, max_string_chars=10_000,
+                          surrogates="replace")
 
 
 class ChannelError(Exception):
@@ -57,7 +64,8 @@ class SandboxChannel:
                         output_kb=64, disk_mb=64)
         self.session = open_session([sys.executable, "-P", "-m", "simreflect.suites.pace.runner",
                                      f"{SANDBOX_WORKDIR}/{PROGRAM_FILE}"], workdir, limits,
-                                    package_modules=PROGRAM_MODULES, max_message_bytes=MAX_REPLY_BYTES)
+                                    package_modules=PROGRAM_MODULES, max_message_bytes=MAX_REPLY_BYTES,
+                                    reply_limits=REPLY_LIMITS)
 
     def request(self, msg: dict[str, Any], timeout_s: float) -> Any:
         try:
@@ -191,10 +199,9 @@ def _clean_command(raw: Any, commands: dict[str, tuple[float, float]], last: dic
     for name, (lo, hi) in commands.items():
         if name not in raw:
             continue
-        v = raw[name]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
-            raise ValueError(f"control() returned {v!r}"[:120] + f" for {name}, which is not a finite number")
-        v = float(v)
+        v = finite_float(raw[name])  # the reply's numbers are bounded already (REPLY_LIMITS): repr is safe
+        if v is None:
+            raise ValueError(f"control() returned {raw[name]!r}"[:120] + f" for {name}, which is not a finite number")
         if v < lo or v > hi:
             saturation[name] = saturation.get(name, 0) + 1
             v = min(hi, max(lo, v))

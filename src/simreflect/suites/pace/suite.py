@@ -20,7 +20,7 @@ from pathlib import Path
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult
+from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
@@ -149,6 +149,9 @@ class PaceSuite(Suite):
     def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> ProgramResult:
         """Write program.py into the workspace and evaluate it: the program runs in the sandbox
         (build, and the controller during the simulation); the result is its process's."""
+        refused = refuse_program(program)
+        if refused is not None:
+            return refused
         workdir = Path(workdir)
         key = (task.id, hashlib.sha256(program.encode()).hexdigest())
         self._cache.pop(key, None)  # a new round is a new run

@@ -46,7 +46,10 @@ def grade_cmd(
     from simreflect.suites.workshop.recording import load_final, load_spec
 
     spec = load_spec(record)
-    final = load_final(record)
+    try:
+        final = load_final(record)
+    except (OSError, ValueError) as e:
+        raise typer.BadParameter(f"unreadable final state: {e}", param_hint="RECORD") from None
     verdict = grade(final["state"] if final else None, spec)
     if as_json:
         out = {"build": spec.name, "seed": spec.seed, "passed": verdict.passed, "score": verdict.score,

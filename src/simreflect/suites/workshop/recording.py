@@ -30,12 +30,14 @@ from typing import Any, Optional
 
 import numpy as np
 
+from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file
+from simreflect.core.untrusted import JsonLimits, Refusal, finite_float, load_json
 from simreflect.suites.workshop.builds.spec import BuildSpec
 
 FORMAT = "workshop-record/1"
 SAMPLE_EVERY = 6  # steps: 30 Hz at 180 Hz
 MAX_RECORD_BYTES = 256 << 20
-MAX_FINAL_BYTES = 16 << 20  # what load_final reads at most
+MAX_FINAL_BYTES = 16 << 20  # what load_final reads at most (a final state is about 20 KB)
 SPEC_FILE, MODEL_FILE, META_FILE = "spec.json", "model.xml", "meta.json"
 INITIAL_FILE, COMMANDS_FILE, POSES_FILE, FINAL_FILE = "initial.json", "commands.jsonl", "poses.f32", "final_state.json"
 
@@ -114,16 +116,87 @@ def load_spec(root: Path) -> BuildSpec:
     return BuildSpec.from_dict(json.loads((Path(root) / SPEC_FILE).read_text()))
 
 
-def load_final(root: Path) -> Optional[dict[str, Any]]:
-    """The final record, None when there is none; ValueError (UnsafeWorkspaceFile) for anything but
-    a regular file of at most MAX_FINAL_BYTES, ValueError for one that is not JSON."""
-    from simreflect.core.sandbox import read_workspace_file
+#: How final_state.json is read back (by `verify` for a work directory it did not run, by `grade`):
+#: a run directory from elsewhere is data. Canonical JSON as the recorder writes it: finite numbers
+#: only (the recorder refuses NaN), no lone surrogates.
+FINAL_LIMITS = JsonLimits(max_bytes=MAX_FINAL_BYTES, max_depth=32, max_items=1_000_000, max_string_chars=100_000)
 
+
+def load_final(root: Path) -> Optional[dict[str, Any]]:
+    """The final record of a record directory, None when it has none. Read as untrusted data (never
+    through a link, bounded by FINAL_LIMITS) and refused (`Refusal`, a ValueError) unless its state
+    has the shape the grader reads (`final_state_problem`)."""
+    root = Path(root)
+    if root.is_symlink():
+        raise Refusal(f"the record directory {root.name} is a symbolic link")
     try:
-        raw = read_workspace_file(Path(root), FINAL_FILE, max_bytes=MAX_FINAL_BYTES)
+        raw = read_workspace_file(root, FINAL_FILE, MAX_FINAL_BYTES)
     except FileNotFoundError:
         return None
-    return json.loads(raw)
+    except UnsafeWorkspaceFile as e:
+        raise Refusal(str(e)) from None
+    final = load_json(raw, FINAL_LIMITS, FINAL_FILE)
+    problem = final_state_problem(final)
+    if problem is not None:
+        raise Refusal(f"{FINAL_FILE}: {problem}")
+    return final
+
+
+def _vector(value: Any, n: int) -> bool:
+    """A list of n numbers (nested lists flattened: a 3x3 rotation is 9)."""
+    flat, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(v)
+        else:
+            flat.append(v)
+        if len(flat) > n:
+            return False
+    return len(flat) == n and all(finite_float(v) is not None for v in flat)
+
+
+#: What the grader reads of each entry of a final state: field -> number of values (None: any value).
+_GRADED_FIELDS = {
+    "boards": {"pos": 3, "rot": 9, "lin_vel": 3, "ang_vel": 3},
+    "screws": {"head_top": 3},
+    "drills": {"tip": 3},
+}
+
+
+def final_state_problem(final: Any) -> Optional[str]:
+    """Why a final record does not have the shape the grader reads, or None when it does."""
+    if not isinstance(final, dict):
+        return "not a JSON object"
+    if "state" not in final:
+        return "it has no state"
+    state = final["state"]
+    if state is None:
+        return None
+    if not isinstance(state, dict):
+        return "its state is not an object"
+    for group, fields in _GRADED_FIELDS.items():
+        entries = state.get(group, {})
+        if not isinstance(entries, dict):
+            return f"state.{group} is not an object"
+        for name, entry in entries.items():
+            if not isinstance(entry, dict):
+                return f"state.{group}.{name[:40]} is not an object"
+            for field, n in fields.items():
+                if not _vector(entry.get(field), n):
+                    return f"state.{group}.{name[:40]}.{field} is not {n} finite numbers"
+            carry = entry.get("last_carry") if group == "boards" else None
+            if carry is not None and not (isinstance(carry, dict) and _vector(carry.get("pos"), 3)
+                                          and _vector(carry.get("rot"), 9)):
+                return f"state.boards.{name[:40]}.last_carry is not a pose (pos: 3, rot: 9 finite numbers)"
+            if group == "screws" and entry.get("state") == "driven" and entry.get("joint_active"):
+                for field in ("anchor_top", "anchor_bottom"):
+                    if not _vector(entry.get(field), 3):
+                        return f"state.screws.{name[:40]}.{field} is not 3 finite numbers"
+    holds = state.get("holds", [])
+    if not isinstance(holds, list) or not all(isinstance(h, dict) and "hand" in h and "object" in h for h in holds):
+        return "state.holds is not a list of {hand, object}"
+    return None
 
 
 def load_commands(root: Path) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult
+from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -122,6 +122,9 @@ class WorkshopSuite(Suite):
         the program cannot reach; the record replaces the work directory's record/ after the run.
         An earlier round's record/ is removed before the program starts: no program reads another
         run's trajectory."""
+        refused = refuse_program(program)
+        if refused is not None:
+            return refused
         from simreflect.core import relay
         from simreflect.suites.workshop.service import ServiceThread, free_socket
         from simreflect.suites.workshop.session import Session

@@ -33,6 +33,7 @@ from simreflect.core.sandbox import (
     remove_workspace_file,
     write_workspace_file,
 )
+from simreflect.core.untrusted import Refusal, load_json
 from simreflect.core.verdict import Verdict
 from simreflect.suites.gait.blender.runtime import (
     BlenderRuntime,
@@ -42,6 +43,7 @@ from simreflect.suites.gait.blender.runtime import (
     run_bridge,
 )
 from simreflect.suites.gait.rig import Rig, RigFormatError
+from simreflect.suites.gait.suite import RIG_JSON_LIMITS
 from simreflect.suites.gait.verify import WalkReference, verify_rig
 
 BLEND_FILE = "episode.blend"
@@ -49,7 +51,6 @@ FIX_SCRIPT = "fix.py"
 IMPORT_FILE = "rig.json"
 ROUNDTRIP_FILE = "roundtrip.json"
 MAX_BLEND_BYTES = 64 << 20
-MAX_IMPORT_BYTES = 64 << 20
 #: Blender stores positions as float32: a rest position or bone end within this of the episode's is unchanged.
 STRUCTURE_TOL = 1e-6
 
@@ -162,8 +163,9 @@ def import_blend(blob: bytes, frames: tuple[int, ...] = (), runtime: BlenderRunt
             raise BlendImportError(f"Blender could not read the saved {BLEND_FILE} back ({result.reason})"
                                    + (f": {said[:400]}" if said else ""))
         try:
-            data = json.loads(read_workspace_file(Path(tmp), IMPORT_FILE, MAX_IMPORT_BYTES))
-        except (FileNotFoundError, UnsafeWorkspaceFile, OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            data = load_json(read_workspace_file(Path(tmp), IMPORT_FILE, RIG_JSON_LIMITS.max_bytes), RIG_JSON_LIMITS,
+                             f"the rig Blender read from {BLEND_FILE}")
+        except (FileNotFoundError, UnsafeWorkspaceFile, OSError, Refusal) as e:
             raise BlendImportError(f"reading {BLEND_FILE} back gave no rig: {e}") from None
     if not isinstance(data, dict):
         raise BlendImportError("reading the .blend back gave no rig object")
