@@ -102,10 +102,9 @@ class RawSpec:
             return "must equal the grid the parameters define"
         if self.compare == "values":
             return f"each value within {self.tolerance.text()} of the experiment's"
-        text = "samples: their distribution is tested against the experiment's"
-        if self.increments:
-            text += " (each column and each difference of adjacent columns)"
-        return text + (" on a log scale" if self.log else "")
+        text = "samples: a two-sample test against the experiment's samples (each column separately when 2-D"
+        text += ", and each difference of adjacent columns)" if self.increments else ")"
+        return text + (", on a log scale" if self.log else "")
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,8 @@ def contract(card: Card, params: dict | None = None, context_chars: int | None =
     lines += ["", "## Positive control (mandatory)", card.control_description,
               f"Expected value: {card.control_expected:.10g}.", "", f"## Raw arrays (save them in {RAW_FILE})",
               "Your experiment's primary observations, compared with the grader's own experiment for the same "
-              f"parameters (two-sample tests at level {sample_level():g}):"]
+              f"parameters (two-sample tests at level {sample_level():g} per run: samples that truly follow the "
+              f"experiment's law fail with probability at most {sample_level():g}):"]
     for r in card.raw.values():
         lines.append(f"- `{r.name}` (at least {r.min_size} values): {r.description}. Compared: {r.compare_text()}.")
     rules = [m for m in card.metrics.values() if m.recompute]
