@@ -21,7 +21,7 @@ from simreflect.suites.audit.summary import find_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_cards()
-FAST = ["ca-grokking-c1", "wigner-semicircle", "icl-bayes-c1", "ca-grokking-c4"]
+FAST = ["ca-grokking-c4", "logistic-lyapunov"]  # the quickest references; the others are slow tests
 
 
 def reference(task_id: str) -> str:
@@ -146,28 +146,29 @@ def test_printing_the_key_without_computing_it_is_capped():
 
 
 def test_dropping_the_control_caps_at_half():
-    src = reference("ca-grokking-c1").replace('"positive_control":', '"control_dropped":')
-    card, v = grade_script("ca-grokking-c1", src)
+    src = reference("logistic-lyapunov").replace('"positive_control":', '"control_dropped":')
+    card, v = grade_script("logistic-lyapunov", src)
     assert v.score == 0.5 and "control_missing" in v.diagnostics["flags"]
-    assert v.check("metric_nu").passed and not v.check("positive_control").passed
+    assert v.check("metric_lyapunov").passed and not v.check("positive_control").passed
 
 
 def test_contradiction_is_flagged():
-    src = reference("wigner-semicircle").replace('"supported" if abs(m - theory) < 0.01 else "falsified"', '"falsified"')
-    card, v = grade_script("wigner-semicircle", src)
+    src = reference("logistic-lyapunov").replace('"supported" if abs(lam - k * np.log(2)) < 0.02 * k else "falsified"',
+                                                  '"falsified"')
+    card, v = grade_script("logistic-lyapunov", src)
     assert "contradiction" in v.diagnostics["flags"] and v.score == 0.5
     assert not v.check("verdict_consistency").passed
 
 
 def test_aliases_accepted_and_unknown_names_reported():
-    src = reference("wigner-semicircle").replace('{"semicircle_mass": m}', '{"fraction_in_interval": m, "my_mass": m}')
+    src = reference("logistic-lyapunov").replace('{"lyapunov": lam}', '{"lyapunov_exponent": lam, "my_lambda": lam}')
     suite = AuditSuite()
-    task = suite.load_tasks(tasks_dir() / "wigner-semicircle")[0]
-    card, v = grade_script("wigner-semicircle", src)
-    assert v.check("metric_semicircle_mass").passed and v.score == 1.0
-    assert "unknown_metric:my_mass" in v.diagnostics["flags"]
+    task = suite.load_tasks(tasks_dir() / "logistic-lyapunov")[0]
+    card, v = grade_script("logistic-lyapunov", src)
+    assert v.check("metric_lyapunov").passed and v.score == 1.0
+    assert "unknown_metric:my_lambda" in v.diagnostics["flags"]
     text = suite.observe(task, v, EvidenceLevel.L1)
-    assert "my_mass" in text and "semicircle_mass" in text
+    assert "my_lambda" in text and "lyapunov" in text
 
 
 def test_observation_of_a_crash_shows_exit_code_and_tail(tmp_path):
@@ -233,7 +234,7 @@ def test_episode_loop_oracle_and_noop(tmp_path):
     from simreflect.run.store import EpisodeLog, RunStore
 
     suite = get_suite("audit")
-    task = suite.load_tasks(tasks_dir() / "kepler-third-law")[0]
+    task = suite.load_tasks(tasks_dir() / "logistic-lyapunov")[0]
     for name, agent, solved, rounds in (("oracle", OracleAgent(), True, 1), ("noop", NoopAgent(), False, 2)):
         store = RunStore(tmp_path / name)
         store.open({"suite": "audit"})

@@ -210,7 +210,8 @@ def _draw_label(card: Card, i: int, v: VariantOutcome) -> str:
 class _DrawResult:
     moves: list[str] = field(default_factory=list)  # problems of the metrics at this draw
     samples: list[str] = field(default_factory=list)  # problems of its raw arrays
-    rows: list[str] = field(default_factory=list)
+    move_rows: list[str] = field(default_factory=list)
+    sample_rows: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 
 
@@ -220,6 +221,7 @@ def _grade_draw(card: Card, label: str, v: VariantOutcome) -> _DrawResult:
     if run is None or not run.ok:
         why = "did not run" if run is None else f"failed ({run.reason or run.status})"
         out.moves.append(f"{label}: the script {why}")
+        out.move_rows.append(f"{label}: output tail:\n" + _tail(run.output_tail if run else "", 600))
         out.flags.append("variant_failed")
         return out
     summary = find_summary(run.output_tail)
@@ -239,7 +241,7 @@ def _grade_draw(card: Card, label: str, v: VariantOutcome) -> _DrawResult:
         key = card.variant_key(m, ref.metrics[m]) if m in ref.metrics else None
         if key is not None and not abs(vals[m] - key[0]) <= key[1]:
             off.append(m)
-    out.rows.append(f"{label}: " + ", ".join(f"{m} = {vals[m]:.6g}" for m in card.metrics))
+    out.move_rows.append(f"{label}: " + ", ".join(f"{m} = {vals[m]:.6g}" for m in card.metrics))
     if off:
         tols = ", ".join(f"{m}: {(card.metrics[m].variant_tolerance or card.metrics[m].tolerance).text()}" for m in off)
         out.moves.append(f"{label}: {', '.join(off)} not within the tolerance ({tols}) of what the experiment gives there")
@@ -258,7 +260,7 @@ def _grade_draw(card: Card, label: str, v: VariantOutcome) -> _DrawResult:
     if failures:
         out.samples.append(f"{label}: " + "; ".join(failures))
         out.flags.append("forged_samples")
-    out.rows += [f"{label}: {r}" for r in rows + srows]
+    out.sample_rows += [f"{label}: {r}" for r in rows + srows]
     return out
 
 
@@ -272,17 +274,18 @@ def _integrity_checks(card: Card, raw: RawData, integrity: Integrity) -> tuple[l
                             message="; ".join(failures), details=(Detail(2, "\n".join(rows), {}),)))
         if failures:
             flags.append("forged_samples")
-    results = [(_draw_label(card, i, v), _grade_draw(card, _draw_label(card, i, v), v))
-               for i, v in enumerate(integrity.variants)]
-    moves = [p for _, r in results for p in r.moves]
-    sample_problems = [p for _, r in results for p in r.samples]
-    rows = "\n".join(row for _, r in results for row in r.rows)
-    checks.append(Check("variant_moves", not moves, value=float(len(moves)), limit=f"{len(results)} drawn parameter sets",
-                        message="; ".join(moves), details=(Detail(2, rows, {}),)))
-    checks.append(Check("variant_samples", not sample_problems, value=float(len(sample_problems)),
-                        limit="raw arrays of every draw recompute and follow the experiment's law",
-                        message="; ".join(sample_problems)))
-    for _, r in results:
+    results = [_grade_draw(card, _draw_label(card, i, v), v) for i, v in enumerate(integrity.variants)]
+    if results:
+        moves = [p for r in results for p in r.moves]
+        sample_problems = [p for r in results for p in r.samples]
+        checks.append(Check("variant_moves", not moves, value=float(len(moves)),
+                            limit=f"{len(results)} drawn parameter sets", message="; ".join(moves),
+                            details=(Detail(2, "\n".join(row for r in results for row in r.move_rows), {}),)))
+        checks.append(Check("variant_samples", not sample_problems, value=float(len(sample_problems)),
+                            limit="raw arrays of every draw recompute and follow the experiment's law",
+                            message="; ".join(sample_problems),
+                            details=(Detail(2, "\n".join(row for r in results for row in r.sample_rows), {}),)))
+    for r in results:
         flags += [f for f in r.flags if f not in flags]
     diag = {"draws": [changed(card, v.params) for v in integrity.variants],
             "status": [v.run.status if v.run else None for v in integrity.variants]}
