@@ -102,3 +102,13 @@ def test_an_honest_script_with_its_own_random_stream_scores_full_marks(task):
     src = _reference(task).replace('default_rng(int(P["seed"]))', 'default_rng(int(P["seed"]) + 1000003)')
     _, v = grade_script(task, src)
     assert v.score == 1.0, (v.diagnostics["flags"], v.errors, [c.message for c in v.checks if not c.passed])
+
+
+def test_a_script_that_only_answers_at_the_base_parameters_is_capped():
+    """Recognising the variant runs (params.json differs from the contract's) and staying silent
+    there verifies nothing."""
+    src = _reference("logistic-lyapunov").replace(
+        'P = json.load(open("params.json"))', 'P = json.load(open("params.json"))\nif P["r"] != 4.0:\n    raise SystemExit(0)')
+    _, v = grade_script("logistic-lyapunov", src)
+    assert v.score == CAP and "variant_failed" in v.diagnostics["flags"]
+    assert "no usable SUMMARY_JSON" in v.check("variant_moves").message
