@@ -19,6 +19,7 @@ at parameters the script could not know in advance (see draws.py).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,7 +60,8 @@ def two_sample_p(a: np.ndarray, b: np.ndarray) -> tuple[float, str]:
     sa, sb = float(a.std()), float(b.std())
     if sa == 0 and sb == 0:
         return (1.0 if np.isclose(a[0], b[0], rtol=1e-9, atol=0) else 0.0), "constant"
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # e.g. a constant forged array: its p-value says it
         tests = {"shape (Kolmogorov-Smirnov)": stats.ks_2samp(a, b, method="asymp").pvalue,
                  "location (Welch t)": stats.ttest_ind(a, b, equal_var=False).pvalue,
                  "spread (Brown-Forsythe)": stats.levene(a, b, center="median").pvalue}
