@@ -21,7 +21,7 @@ from simreflect.suites.audit.summary import find_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = load_cards()
-FAST = ["ca-grokking-c1", "wigner-semicircle", "icl-bayes-c1", "ca-grokking-c4"]
+FAST = ["ca-grokking-c4", "logistic-lyapunov"]  # the quickest references; the others are slow tests
 
 
 def reference(task_id: str) -> str:
@@ -48,10 +48,11 @@ def test_every_task_folder_has_the_same_shape():
         assert c.raw, c.id
         for m in c.metrics.values():
             assert m.derivation and m.description
+        assert c.has_variant, f"{c.id}: every task draws variant parameters against tables and forgeries"
+        assert any(r.compare != "equal" for r in c.raw.values()), f"{c.id}: some raw array must carry the experiment"
         if c.keyed:
-            assert c.has_variant, f"{c.id}: keyed tasks need a variant run against hardcoding"
             for m in c.metrics:
-                assert c.key(m, "base") is not None and c.key(m, "variant") is not None, (c.id, m)
+                assert c.key(m) is not None, (c.id, m)
 
 
 def test_task_data_is_package_data():
@@ -87,9 +88,13 @@ def test_contract_reveals_no_key():
     for c in CARDS:
         text = contract(c)
         lines = text.splitlines()
-        for k in c.variant_params:
+        for k, d in c.draws.items():
             shown = [ln for ln in lines if ln.startswith(f"- `{k}` = ")]
             assert shown and shown[0].startswith(f"- `{k}` = {json.dumps(c.params[k])}"), (c.id, shown)
+            assert f"- `{k}`: {d.text()}" in lines, (c.id, k)  # the range it is drawn from
+        assert "drawn anew" in text and "two-sample" in text
+        for r in c.raw.values():
+            assert f"Compared: {r.compare_text()}" in text, (c.id, r.name)
         for run in c.keys.values():
             for value in run.values():
                 assert repr(value) not in text and f"{value:.6g}" not in text, (c.id, value)
@@ -107,9 +112,9 @@ def test_reference_scores_full_marks(task_id):
     assert v.score == 1.0 and v.passed, (v.errors, v.diagnostics.get("flags"), v.diagnostics.get("output_tail"))
     assert all(c.passed for c in v.checks)
     names = {c.name for c in v.checks}
-    assert {"ran", "summary_json", "positive_control", "verdict_consistency", "raw_recompute"} <= names
-    if load_card(tasks_dir() / task_id).has_variant:
-        assert "variant_moves" in names
+    assert {"ran", "summary_json", "positive_control", "verdict_consistency", "raw_recompute", "raw_samples",
+            "variant_moves", "variant_samples"} <= names
+    assert len(v.diagnostics["variant"]["draws"]) == 2
 
 
 @pytest.mark.slow
@@ -123,7 +128,7 @@ HARDCODED = """
 import json
 import numpy as np
 tau = np.logspace(-6, -3, 30)
-np.savez("raw.npz", tau=tau, mean_error=0.1 * tau**2)
+np.savez("raw.npz", tau=tau, errors=0.1 * np.linspace(0.5, 1.5, 20)[:, None] * tau**2)
 print("SUMMARY_JSON " + json.dumps({"metrics": {"nu": 2.0},
       "positive_control": {"name": "cap", "expected": 0.15625, "measured": 0.15625, "passed": True},
       "verdict": "supported", "claim_quantity_computed": True}))
@@ -135,33 +140,35 @@ def test_printing_the_key_without_computing_it_is_capped():
     assert v.score == 0.25 and "hardcoded" in v.diagnostics["flags"]
     assert not v.check("variant_moves").passed and v.check("metric_nu").passed
     # the same number without the raw arrays cannot be verified either
-    card, v = grade_script("ca-grokking-c2", HARDCODED.replace('np.savez("raw.npz", tau=tau, mean_error=0.1 * tau**2)', ""))
+    card, v = grade_script("ca-grokking-c2", HARDCODED.replace(
+        'np.savez("raw.npz", tau=tau, errors=0.1 * np.linspace(0.5, 1.5, 20)[:, None] * tau**2)', ""))
     assert v.score <= 0.25 and "raw_missing" in v.diagnostics["flags"]
 
 
 def test_dropping_the_control_caps_at_half():
-    src = reference("ca-grokking-c1").replace('"positive_control":', '"control_dropped":')
-    card, v = grade_script("ca-grokking-c1", src)
+    src = reference("logistic-lyapunov").replace('"positive_control":', '"control_dropped":')
+    card, v = grade_script("logistic-lyapunov", src)
     assert v.score == 0.5 and "control_missing" in v.diagnostics["flags"]
-    assert v.check("metric_nu").passed and not v.check("positive_control").passed
+    assert v.check("metric_lyapunov").passed and not v.check("positive_control").passed
 
 
 def test_contradiction_is_flagged():
-    src = reference("wigner-semicircle").replace('"supported" if abs(m - theory) < 0.01 else "falsified"', '"falsified"')
-    card, v = grade_script("wigner-semicircle", src)
+    src = reference("logistic-lyapunov").replace('"supported" if abs(lam - k * np.log(2)) < 0.02 * k else "falsified"',
+                                                  '"falsified"')
+    card, v = grade_script("logistic-lyapunov", src)
     assert "contradiction" in v.diagnostics["flags"] and v.score == 0.5
     assert not v.check("verdict_consistency").passed
 
 
 def test_aliases_accepted_and_unknown_names_reported():
-    src = reference("wigner-semicircle").replace('{"semicircle_mass": m}', '{"fraction_in_interval": m, "my_mass": m}')
+    src = reference("logistic-lyapunov").replace('{"lyapunov": lam}', '{"lyapunov_exponent": lam, "my_lambda": lam}')
     suite = AuditSuite()
-    task = suite.load_tasks(tasks_dir() / "wigner-semicircle")[0]
-    card, v = grade_script("wigner-semicircle", src)
-    assert v.check("metric_semicircle_mass").passed and v.score == 1.0
-    assert "unknown_metric:my_mass" in v.diagnostics["flags"]
+    task = suite.load_tasks(tasks_dir() / "logistic-lyapunov")[0]
+    card, v = grade_script("logistic-lyapunov", src)
+    assert v.check("metric_lyapunov").passed and v.score == 1.0
+    assert "unknown_metric:my_lambda" in v.diagnostics["flags"]
     text = suite.observe(task, v, EvidenceLevel.L1)
-    assert "my_mass" in text and "semicircle_mass" in text
+    assert "my_lambda" in text and "lyapunov" in text
 
 
 def test_observation_of_a_crash_shows_exit_code_and_tail(tmp_path):
@@ -180,7 +187,7 @@ def test_reference_is_deterministic(tmp_path):
     for i in range(2):
         card = load_card(tasks_dir() / "ca-grokking-c4")
         work = tmp_path / f"w{i}"
-        write_workspace(card, work, card.run_params())
+        write_workspace(card, work, dict(card.params))
         run_script(reference(card.id), work)
         outs.append(find_summary(read_run_record(work)["output_tail"]).line)
     assert outs[0] == outs[1] and outs[0].startswith("SUMMARY_JSON")
@@ -200,7 +207,8 @@ def test_cli_grade_json(tmp_path):
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["score"] == 1.0 and out["flags"] == [] and out["passed"] is True
-    assert {c["name"] for c in out["checks"]} >= {"metric_lyapunov", "positive_control", "variant_moves"}
+    assert {c["name"] for c in out["checks"]} >= {"metric_lyapunov", "positive_control", "variant_moves",
+                                                  "variant_samples", "raw_samples"}
     res = CliRunner().invoke(app, ["grade", "--task", "no-such-task", "--script", str(script)])
     assert res.exit_code == 2
 
@@ -226,7 +234,7 @@ def test_episode_loop_oracle_and_noop(tmp_path):
     from simreflect.run.store import EpisodeLog, RunStore
 
     suite = get_suite("audit")
-    task = suite.load_tasks(tasks_dir() / "kepler-third-law")[0]
+    task = suite.load_tasks(tasks_dir() / "logistic-lyapunov")[0]
     for name, agent, solved, rounds in (("oracle", OracleAgent(), True, 1), ("noop", NoopAgent(), False, 2)):
         store = RunStore(tmp_path / name)
         store.open({"suite": "audit"})

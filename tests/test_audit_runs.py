@@ -16,7 +16,7 @@ from simreflect.run.runner import RunConfig, run
 from simreflect.suites.audit.cards import tasks_dir
 from simreflect.testing.scripted_llm import ScriptedLLMServer
 
-TASK = "ols-risk"
+TASK = "logistic-lyapunov"  # the quickest reference (each grade runs it and the script three times)
 
 
 def reference() -> str:
@@ -24,7 +24,7 @@ def reference() -> str:
 
 
 def test_verify_gain_flag(tmp_path):
-    wrong = reference().replace('"supported" if abs(risk / theory - 1) < 0.06 else "falsified"', '"inconclusive"')
+    wrong = reference().replace('"supported" if abs(lam - k * np.log(2)) < 0.02 * k else "falsified"', '"inconclusive"')
     assert wrong != reference()
     replies = [{"content": json.dumps({"diagnosis": "unsure", "script": wrong})},
                {"content": json.dumps({"diagnosis": "the numbers agree", "script": reference()})}]

@@ -138,13 +138,14 @@ def test_pace_resubmitting_partial_progress_then_crashing_earns_the_best_attempt
 
 
 def test_hostile_programs_are_the_attempts_failure_not_the_trainers(small_bench):
-    """A lone surrogate (the program cannot even be written) and a rig the verifier chokes on:
-    each step returns, earns the crash reward, says why, and the episode goes on to a solve."""
+    """A lone surrogate (the program cannot even be written) and a rig nested past the recursion
+    limit: each step returns, earns nothing, says why, and the episode goes on to a solve."""
     env = RepairEnv("gait", bench=small_bench, level="L1", budget=3)
     env.reset(options={"task": "ep02"})
     obs, reward, terminated, truncated, info = env.step("print('\ud800')\n")
-    assert info["harness_error"]["stage"] == "run_program" and info["attempt_reward"] == env.suite.crash_reward
-    assert reward == 0.0 and not terminated and "harness failed on this input" in obs
+    assert info["harness_error"] is None and info["program"]["reason"].startswith("invalid program")
+    assert info["attempt_reward"] == env.suite.crash_reward and reward == 0.0 and not terminated
+    assert "failed" in obs
     nested = "import os\nopen('rig.json', 'w').write('[' * 100000 + ']' * 100000)\nos._exit(0)\n"
     obs, reward, terminated, truncated, info = env.step(nested)
     assert not info["passed"] and reward == 0.0 and "could not accept" in obs

@@ -58,20 +58,48 @@ def assert_harness_failure(rec: dict, stage: str, kind: str) -> None:
     assert f"{stage} raised {kind}" in (rec["error"] or rec["verdict"]["invalid"])
 
 
-def test_gait_surrogate_and_verifier_exceptions_cost_their_round_only(one_bench, tmp_path):
+def test_gait_hostile_answers_and_rigs_are_refused_at_the_source_and_cost_their_round_only(one_bench, tmp_path):
+    """A lone surrogate, JSON nested 100,000 deep and a 400-digit number: each once killed the run
+    (UnicodeEncodeError, RecursionError, OverflowError). Now the program or the reader refuses each
+    with its reason, before the backstop is needed."""
     suite = GaitSuite()
     task = suite.load_tasks(one_bench)[0]
     outcome, rounds = play(suite, task, [SURROGATE, NESTED_RIG, HUGE_NUMBER_RIG, suite.oracle(task)], tmp_path)
     assert (outcome.status, outcome.solved, outcome.rounds) == ("finished", True, 4)
-    assert_harness_failure(rounds[0], "run_program", "UnicodeEncodeError")
-    assert rounds[0]["program"] is None and rounds[0]["errors_after"] == rounds[0]["errors_before"]
-    assert_harness_failure(rounds[1], "verify", "RecursionError")
-    assert_harness_failure(rounds[2], "verify", "OverflowError")
-    assert rounds[1]["rejected"] and rounds[1]["verdict"]["invalid"]
-    # the model is told which step failed on its input, never the exception's message
+    assert all(rec.get("harness_error") is None for rec in rounds)
+    assert rounds[0]["program"]["status"] == "error" and "invalid program" in rounds[0]["program"]["reason"]
+    assert rounds[0]["errors_after"] == rounds[0]["errors_before"]
+    assert rounds[1]["rejected"] and "nests deeper than" in rounds[1]["verdict"]["invalid"]
+    assert rounds[2]["rejected"] and "digits" in rounds[2]["verdict"]["invalid"]
     shown = rounds[2]["prompt"][-1]["content"]
+    assert "nests deeper than" in shown  # the model is told why its artefact was refused
+
+
+class RaisingVerifierSuite(GaitSuite):
+    """The gait suite with a verifier that raises on one artefact: the verify step's backstop, for
+    which the real readers no longer offer a hostile input."""
+
+    def verify(self, task, workdir):
+        if (Path(workdir) / "rig.json").read_text().startswith("{\"faulty"):
+            raise RecursionError("maximum recursion depth exceeded while decoding")
+        return super().verify(task, workdir)
+
+
+FAULTY_RIG = ("import json, os\nd = json.load(open('rig.json'))\ntext = json.dumps(d)\n"
+              "open('rig.json', 'w').write('{\"faulty\": 1, ' + text[1:])\nos._exit(0)\n")
+
+
+def test_a_verifier_that_raises_on_an_artefact_rejects_that_round_only(one_bench, tmp_path):
+    suite = RaisingVerifierSuite()
+    task = suite.load_tasks(one_bench)[0]
+    outcome, rounds = play(suite, task, [FAULTY_RIG, suite.oracle(task)], tmp_path)
+    assert (outcome.status, outcome.solved, outcome.rounds) == ("finished", True, 2)
+    assert_harness_failure(rounds[0], "verify", "RecursionError")
+    assert rounds[0]["rejected"] and rounds[0]["verdict"]["invalid"]
+    # the model is told which step failed on its input, never the exception's message
+    shown = rounds[1]["prompt"][-1]["content"]
     assert "verify raised RecursionError" in shown and "maximum recursion depth" not in shown
-    assert "maximum recursion depth" in rounds[1]["harness_error"]["message"]  # the record keeps it
+    assert "maximum recursion depth" in rounds[0]["harness_error"]["message"]  # the record keeps it
 
 
 @pytest.mark.parametrize("suite_name", ["pace", "audit", "workshop"])
@@ -83,7 +111,8 @@ def test_a_lone_surrogate_in_an_answer_is_a_recorded_failure_in_every_suite(suit
     outcome, rounds = play(suite, task, [SURROGATE, SURROGATE], tmp_path, level="L3" if suite_name == "pace" else "L1")
     assert outcome.status == "finished" and outcome.rounds == 2
     for rec in rounds:
-        assert_harness_failure(rec, "run_program", "UnicodeEncodeError")
+        assert rec.get("harness_error") is None and not rec["accepted"]
+        assert rec["program"]["status"] == "error" and "invalid program" in rec["program"]["reason"]
 
 
 def test_an_agent_that_fails_on_an_answer_costs_its_round_and_an_infrastructure_error_stays_apart(one_bench, tmp_path):
@@ -128,8 +157,9 @@ def test_a_report_that_fails_on_a_verdict_rejects_that_round(one_bench, tmp_path
 
 
 def test_simreflect_run_survives_hostile_answers_and_resumes_without_asking_again(one_bench, tmp_path):
-    """Through `run` with a model: a surrogate, then a verifier-killing rig; round 3's request
-    fails (an infrastructure error). The same command again asks only for round 3."""
+    """Through `run` with a model: a surrogate, then a rig nested 100,000 deep (each once killed the
+    run); round 3's request fails (an infrastructure error). The same command again asks only for
+    round 3."""
     oracle = GaitSuite().load_tasks(one_bench)[0].hidden["oracle_fix"]
     hostile = [{"content": json.dumps({"diagnosis": "surrogate", "script": SURROGATE})},
                {"content": json.dumps({"diagnosis": "deep", "script": NESTED_RIG})},
@@ -146,12 +176,44 @@ def test_simreflect_run_survives_hostile_answers_and_resumes_without_asking_agai
         assert len(server.requests) == 1  # round 3 only
     assert [(o.status, o.solved, o.rounds) for o in second] == [("finished", True, 3)]
     _, rows = rows_of(tmp_path)
-    assert rows[0]["harness_errors"] == 2 and rows[0]["no_program"] == 0
-    md = write_report(tmp_path)
-    assert "Rounds the harness failed on" in md and "L1 2" in md
+    assert rows[0]["harness_errors"] == 0 and rows[0]["no_program"] == 1  # refused at the source, not by the backstop
+    assert "lone surrogate" in rows[0]["rounds"][0]["error"]
+    assert "nests deeper than" in rows[0]["rounds"][2]["prompt"][-1]["content"]
+    write_report(tmp_path)
     assert rescore(tmp_path) == []  # the same inputs fail the same way
     page = (write_viewer(tmp_path).parent / "episodes" / "ep01-L1.html").read_text()
-    assert "\\ud800" in page and "harness failed on this round (verify raised RecursionError" in page
+    assert "lone surrogate" in page and "nests deeper than" in page
     res = subprocess.run([sys.executable, "-m", "simreflect.cli", "report", str(tmp_path)], capture_output=True,
                          text=True, timeout=120)
-    assert res.returncode == 0 and "Rounds the harness failed on" in res.stdout
+    assert res.returncode == 0 and "Solved within 3" in res.stdout
+
+
+class FlakyVerifierSuite(GaitSuite):
+    """The gait suite whose verifier fails once for a reason that is not the input's (as audit's
+    reference run may on a loaded machine): a TrustedSideFailure."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def verify(self, task, workdir):
+        self.calls += 1
+        if self.calls == 2:  # the first is of the pristine workspace, the second of round 1's
+            from simreflect.core.attempt import TrustedSideFailure
+
+            raise TrustedSideFailure("the reference did not run")
+        return super().verify(task, workdir)
+
+
+def test_a_verifier_that_fails_on_its_own_account_is_an_infrastructure_error_not_the_agents(one_bench, tmp_path):
+    suite = FlakyVerifierSuite()
+    task = suite.load_tasks(one_bench)[0]
+    store = RunStore(tmp_path / "run")
+    agent = Scripted([suite.oracle(task)])
+    first = run_episode(suite, agent, task, EvidenceLevel.parse("L1"), 1, store, EpisodeLog(), timeout_s=60.0)
+    records = store.records()[0]
+    assert first.status == "infra_error" and [r["type"] for r in records] == ["infra_error"]
+    assert "the verifier failed: the reference did not run" in records[0]["error"]
+    log = store.episodes()[f"{task.id}/L1"]
+    again = run_episode(suite, agent, task, EvidenceLevel.parse("L1"), 1, store, log, timeout_s=60.0)
+    assert again.solved and again.rounds == 1  # the round was played again, and scored only then

@@ -29,8 +29,16 @@ from simreflect.core.workspace import copy_workspace
 
 #: Characters of an exception's message kept in a record (messages may quote the input at length).
 MAX_MESSAGE_CHARS = 500
+
+
+class TrustedSideFailure(RuntimeError):
+    """The trusted side could not judge an attempt for a reason that is not the input's (a suite's
+    own reference run that failed on a loaded machine, say): like an endpoint that is down, never
+    scored against the agent; the loop records it apart and the round is played again on resume."""
+
+
 #: Exceptions that say the machine, not the input, failed.
-NOT_THE_INPUT = (SandboxUnavailable,)
+NOT_THE_INPUT = (SandboxUnavailable, TrustedSideFailure)
 T = TypeVar("T")
 
 

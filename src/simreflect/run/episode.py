@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from simreflect.agents.base import Action, Agent, InfrastructureError, Observation
-from simreflect.core.attempt import AttemptOutcome, HarnessFailure, attempt, guarded
+from simreflect.core.attempt import AttemptOutcome, HarnessFailure, TrustedSideFailure, attempt, guarded
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
@@ -173,8 +173,13 @@ def run_episode(
         act_s = time.monotonic() - t0
         if failure is not None:
             action = Action(program=None, error=failure.describe())
-        record, new_state, verdict, report = _play_round(suite, task, base, state, verdict, report, action, round_no,
-                                                         timeout_s, level)
+        try:
+            record, new_state, verdict, report = _play_round(suite, task, base, state, verdict, report, action,
+                                                             round_no, timeout_s, level)
+        except TrustedSideFailure as e:  # not the answer's doing: recorded apart, the round is played again on resume
+            store.append({"type": "infra_error", **ids, "round": round_no, "error": f"the verifier failed: {e}"[:2000],
+                          "seconds": round(time.monotonic() - t0, 3)})
+            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
         if failure is not None:
             record["harness_error"] = failure.to_dict()
         sent = list(action.messages) if action.messages is not None else list(messages)

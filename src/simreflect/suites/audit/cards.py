@@ -2,12 +2,13 @@
 
     tasks/<id>/card.toml     the claim, its source, key strength, metrics (names, aliases, targets,
                              tolerances, how the key was derived, how to recompute each metric from
-                             the raw arrays), the positive control, the workspace parameters and the
-                             variant run, the raw arrays the script must save
+                             the raw arrays), the positive control, the workspace parameters, the
+                             ranges the variant runs draw parameters from, the raw arrays the script
+                             must save and how each is compared with the reference's
     tasks/<id>/reference.py  the reference implementation: reads params.json, prints SUMMARY_JSON,
                              saves raw.npz
     tasks/<id>/keys.json     only for key_strength = "reference": the reference's captured metrics
-                             for the base and the variant parameters (regenerate_keys rewrites it)
+                             for the base parameters (regenerate_keys rewrites it)
 
 Adding a task touches nothing outside its folder.
 """
@@ -28,7 +29,8 @@ CARD_FILE = "card.toml"
 REFERENCE_FILE = "reference.py"
 KEYS_FILE = "keys.json"
 KEY_STRENGTHS = ("reference", "variant", "none")
-RUNS = ("base", "variant")
+DRAW_KINDS = ("int", "uniform", "log_uniform", "choice", "expr")
+COMPARE_KINDS = ("equal", "values", "distribution")
 
 
 class CardError(ValueError):
@@ -71,7 +73,6 @@ class MetricSpec:
     tolerance: Tolerance | None = None
     variant_tolerance: Tolerance | None = None
     target: float | None = None  # closed form (variant) tasks only; reference tasks read keys.json
-    variant_target: float | None = None
     recompute: str = ""
     recompute_tolerance: Tolerance | None = None
 
@@ -81,9 +82,60 @@ class MetricSpec:
 
 @dataclass(frozen=True)
 class RawSpec:
+    """One array of raw.npz and how the grader compares it with the reference's array for the same
+    parameters: `equal` (the same grid, e.g. the times or sizes the script was told to use),
+    `values` (deterministic observations, within `tolerance` element by element) or `distribution`
+    (samples: rows are independent samples, columns grid points; each column, and with
+    `increments` each difference of adjacent columns, must pass a two-sample test; `log` tests the
+    logarithms of positive values)."""
+
     name: str
     description: str
     min_size: int = 1
+    compare: str = "distribution"
+    tolerance: Tolerance | None = None
+    log: bool = False
+    increments: bool = False
+
+    def compare_text(self) -> str:
+        if self.compare == "equal":
+            return "must equal the grid the parameters define"
+        if self.compare == "values":
+            return f"each value within {self.tolerance.text()} of the experiment's"
+        text = "samples: a two-sample test against the experiment's samples (each column separately when 2-D"
+        text += ", and each difference of adjacent columns)" if self.increments else ")"
+        return text + (", on a log scale" if self.log else "")
+
+
+@dataclass(frozen=True)
+class DrawSpec:
+    """How a variant run draws one parameter at grading time: `int` (uniform integer in [low, high],
+    on the grid low + k `step`),
+    `uniform` or `log_uniform` (float in [low, high], 4 significant digits), `choice` (one of
+    `choices`) or `expr` (computed from the other parameters). Bounds are numbers or expressions
+    over the parameters drawn before it (the base values for those not drawn)."""
+
+    name: str
+    kind: str
+    low: float | str | None = None
+    high: float | str | None = None
+    choices: tuple[Any, ...] = ()
+    expr: str = ""
+    step: int = 1
+
+    def text(self) -> str:
+        if self.kind == "choice":
+            if len(self.choices) == 1:
+                return f"= {json.dumps(self.choices[0])}"
+            return "one of " + ", ".join(json.dumps(c) for c in self.choices)
+        if self.kind == "expr":
+            return f"= {self.expr}"
+        what = {"int": "an integer", "uniform": "uniform", "log_uniform": "log-uniform"}[self.kind]
+        step = f" (a multiple of {self.step} from {self.low})" if self.step != 1 else ""
+        return f"{what} in [{self.low}, {self.high}]{step}"
+
+    def expressions(self) -> list[str]:
+        return [b for b in (self.low, self.high, self.expr or None) if isinstance(b, str)]
 
 
 @dataclass(frozen=True)
@@ -103,9 +155,8 @@ class Card:
     control_description: str
     control_expected: float
     control_tolerance: float
-    variant_params: dict[str, Any]
+    draws: dict[str, DrawSpec]  # the parameters each variant run redraws (the seed is always redrawn)
     variant_why: str
-    variant_expect: str  # honesty-only tasks: an expression over variant metrics and base_<metric>
     criterion: str  # honesty-only tasks: when the claim holds, in terms of the reported metrics
     raw: dict[str, RawSpec]
     directory: Path
@@ -117,24 +168,27 @@ class Card:
 
     @property
     def has_variant(self) -> bool:
-        return bool(self.variant_params)
+        return bool(self.draws)
 
-    def run_params(self, run: str = "base") -> dict[str, Any]:
-        return dict(self.params) if run == "base" else {**self.params, **self.variant_params}
-
-    def key(self, metric: str, run: str = "base") -> tuple[float, float] | None:
-        """(target, absolute tolerance) of a metric in the base or variant run; None without a key."""
+    def key(self, metric: str) -> tuple[float, float] | None:
+        """(target, absolute tolerance) of a metric for the base parameters; None without a key.
+        At drawn parameters the key is what the reference implementation measures there
+        (`variant_key`)."""
         spec = self.metrics[metric]
         if self.key_strength == "none":
             return None
-        if self.key_strength == "variant":
-            target = spec.target if run == "base" else spec.variant_target
-        else:
-            target = self.keys.get(run, {}).get(metric)
+        target = spec.target if self.key_strength == "variant" else self.keys.get("base", {}).get(metric)
         if target is None:
             return None
-        tol = spec.tolerance if run == "base" else (spec.variant_tolerance or spec.tolerance)
-        return float(target), tol.bound(float(target))
+        return float(target), spec.tolerance.bound(float(target))
+
+    def variant_key(self, metric: str, reference_value: float) -> tuple[float, float] | None:
+        """(target, absolute tolerance) at drawn parameters, from the reference's measurement there."""
+        spec = self.metrics[metric]
+        if self.key_strength == "none":
+            return None
+        tol = spec.variant_tolerance or spec.tolerance
+        return float(reference_value), tol.bound(float(reference_value))
 
     def lookup(self) -> dict[str, str]:
         """Normalised metric name or alias -> canonical metric name."""
@@ -168,6 +222,46 @@ def _text(d: dict[str, Any], key: str, where: str, required: bool = True) -> str
     if not isinstance(v, str) or (required and not v.strip()):
         raise CardError(f"{where}: '{key}' must be a non-empty string")
     return v.strip()
+
+
+def _raw_spec(name: str, r: dict[str, Any], where: str) -> RawSpec:
+    compare = str(r.get("compare", ""))
+    if compare not in COMPARE_KINDS:
+        raise CardError(f"{where}: compare must be one of {COMPARE_KINDS}")
+    tol = _tolerance(r, "compare_", where, required=compare == "values")
+    return RawSpec(name, _text(r, "description", where), int(r.get("min_size", 1)), compare, tol,
+                   bool(r.get("log", False)), bool(r.get("increments", False)))
+
+
+def _draws(spec: dict[str, Any], params: dict[str, Any], where: str) -> dict[str, DrawSpec]:
+    out: dict[str, DrawSpec] = {}
+    for name, d in spec.items():
+        w = f"{where} {name}"
+        if name not in params or name == "seed":
+            raise CardError(f"{w}: only workspace parameters other than the seed are drawn (the seed always is)")
+        kinds = [k for k in DRAW_KINDS if k in d] if isinstance(d, dict) else []
+        if len(kinds) != 1:
+            raise CardError(f"{w}: give exactly one of {DRAW_KINDS}")
+        kind, v = kinds[0], d[kinds[0]]
+        if kind == "choice":
+            if not isinstance(v, list) or not v:
+                raise CardError(f"{w}: choice needs a non-empty list")
+            draw = DrawSpec(name, kind, choices=tuple(v))
+        elif kind == "expr":
+            draw = DrawSpec(name, kind, expr=str(v))
+        else:
+            if not (isinstance(v, list) and len(v) == 2 and all(isinstance(b, (int, float, str)) for b in v)):
+                raise CardError(f"{w}: {kind} needs [low, high] (numbers or expressions)")
+            step = int(d.get("step", 1))
+            if step < 1 or (step != 1 and kind != "int"):
+                raise CardError(f"{w}: step is a positive integer, for int draws only")
+            draw = DrawSpec(name, kind, low=v[0], high=v[1], step=step)
+        for text in draw.expressions():
+            unknown = expr.names(text) - set(params)
+            if unknown:
+                raise CardError(f"{w}: {text!r} reads {sorted(unknown)}, which are not parameters")
+        out[name] = draw
+    return out
 
 
 def load_card(folder: Path) -> Card:
@@ -207,14 +301,11 @@ def load_card(folder: Path) -> Card:
             tolerance=_tolerance(m, "", w, required=strength != "none"),
             variant_tolerance=_tolerance(m, "variant_", w, required=False),
             target=None if m.get("target") is None else float(m["target"]),
-            variant_target=None if m.get("variant_target") is None else float(m["variant_target"]),
             recompute=str(m.get("recompute", "")),
             recompute_tolerance=_tolerance(m, "recompute_", w, required=bool(m.get("recompute"))),
         )
         if strength == "variant" and spec.target is None:
             raise CardError(f"{w}: a closed-form (variant) task needs a target")
-        if strength == "variant" and d.get("variant") and spec.variant_target is None:
-            raise CardError(f"{w}: a closed-form task with a variant run needs a variant_target")
         if strength == "reference" and spec.target is not None:
             raise CardError(f"{w}: reference tasks take their targets from {KEYS_FILE}, not the card")
         if spec.recompute:
@@ -222,8 +313,10 @@ def load_card(folder: Path) -> Card:
         metrics[name] = spec
     if not metrics:
         raise CardError(f"{where}: no metrics")
-    raw = {n: RawSpec(n, _text(r, "description", f"{where} [raw.{n}]"), int(r.get("min_size", 1)))
-           for n, r in dict(d.get("raw", {})).items()}
+    raw = {n: _raw_spec(n, r, f"{where} [raw.{n}]") for n, r in dict(d.get("raw", {})).items()}
+    for n in raw:
+        if n in params or n in expr.FUNCTIONS:
+            raise CardError(f"{where}: raw array {n!r} is named like a parameter or a function")
     for spec in metrics.values():
         if spec.recompute:
             unknown = expr.names(spec.recompute) - set(raw) - set(params)
@@ -238,21 +331,14 @@ def load_card(folder: Path) -> Card:
         unknown = expr.names(criterion) - set(metrics)
         if unknown:
             raise CardError(f"{where}: criterion reads {sorted(unknown)}, which are not metrics")
-    expect = str(variant.get("expect", ""))
-    if expect:
-        allowed = set(metrics) | {f"base_{m}" for m in metrics} | set(params)
-        unknown = expr.names(expect) - allowed
-        if unknown:
-            raise CardError(f"{where}: variant expect reads {sorted(unknown)}")
-    vparams = dict(variant.get("params", {}))
-    for k in vparams:
-        if k not in params:
-            raise CardError(f"{where}: variant parameter {k!r} is not a workspace parameter")
+    if "params" in variant or "expect" in variant:
+        raise CardError(f"{where}: [variant] draws its parameters ([variant.draw]); fixed params/expect are gone")
+    draws = _draws(dict(variant.get("draw", {})), params, f"{where} [variant.draw]")
     keys: dict[str, dict[str, float]] = {}
     if strength == "reference":
         kp = folder / KEYS_FILE
         if kp.is_file():
-            keys = {run: {k: float(v) for k, v in json.loads(kp.read_text()).get(run, {}).items()} for run in RUNS}
+            keys = {"base": {k: float(v) for k, v in json.loads(kp.read_text()).get("base", {}).items()}}
     return Card(
         id=tid, title=_text(d, "title", where), domain=_text(d, "domain", where), claim=_text(d, "claim", where),
         source=_text(d, "source", where), key_strength=strength, key_derivation=_text(d, "key_derivation", where),
@@ -260,7 +346,7 @@ def load_card(folder: Path) -> Card:
         params=params, params_doc={k: str(v) for k, v in dict(d.get("params_doc", {})).items()},
         metrics=metrics, control_description=_text(control, "description", f"{where} [control]"),
         control_expected=float(control["expected"]), control_tolerance=float(control["tolerance"]),
-        variant_params=vparams, variant_why=str(variant.get("why", "")), variant_expect=expect,
+        draws=draws, variant_why=str(variant.get("why", "")),
         criterion=criterion, raw=raw, directory=folder, keys=keys,
     )
 

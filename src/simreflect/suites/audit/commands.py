@@ -65,7 +65,7 @@ def regenerate_keys_cmd(
             current = (card.directory / KEYS_FILE).read_text() if (card.directory / KEYS_FILE).is_file() else ""
             if current != canonical_json(docs[card.id]):
                 stale.append(card.id)
-            typer.echo(f"{card.id}: " + json.dumps({k: docs[card.id][k] for k in ('base', 'variant') if k in docs[card.id]}))
+            typer.echo(f"{card.id}: " + json.dumps({k: docs[card.id][k] for k in ("base",) if k in docs[card.id]}))
     if check and stale:
         typer.echo("stale keys: " + ", ".join(stale), err=True)
         raise typer.Exit(1)

@@ -75,6 +75,22 @@ def bimodality(a: Any) -> float:
     return float((g * g + 1) / (k + 3 * (n - 1) ** 2 / ((n - 2) * (n - 3))))
 
 
+def colmean(a: Any) -> np.ndarray:
+    """Column means of a 2-D array (rows are samples): one value per grid point."""
+    a = np.asarray(a, dtype=float)
+    if a.ndim != 2 or a.shape[0] == 0:
+        raise ExprError(f"colmean needs a 2-D array of samples, got shape {a.shape}")
+    return a.mean(axis=0)
+
+
+def ccdf(samples: Any, at: Any) -> np.ndarray:
+    """Fraction of `samples` greater than each value of `at` (an empirical survival function)."""
+    s, t = np.sort(_arr(samples)), _arr(at)
+    if s.size == 0:
+        raise ExprError("empty array")
+    return 1.0 - np.searchsorted(s, t, side="right") / s.size
+
+
 def _reduce(fn: Callable[[np.ndarray], Any]) -> Callable[[Any], float]:
     def f(a: Any) -> float:
         a = _arr(a)
@@ -87,7 +103,7 @@ def _reduce(fn: Callable[[np.ndarray], Any]) -> Callable[[Any], float]:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "mean": _reduce(np.mean), "median": _reduce(np.median), "sum": _reduce(np.sum), "std": _reduce(np.std),
     "min": _reduce(np.min), "max": _reduce(np.max), "first": _reduce(lambda a: a[0]), "last": _reduce(lambda a: a[-1]),
-    "size": lambda a: float(_arr(a).size),
+    "size": lambda a: float(_arr(a).size), "colmean": colmean, "ccdf": ccdf, "round": np.round,
     "abs": np.abs, "sqrt": np.sqrt, "log": np.log, "exp": np.exp,
     "slope": slope, "loglog_slope": loglog_slope, "prop_slope": prop_slope, "corr": corr, "bimodality": bimodality,
 }

@@ -10,8 +10,11 @@ and the outcome of the variant re-run) into a Verdict on the ladder of `ladder.t
 * verdict consistency: 'supported' with failing metrics, 'falsified' with passing ones, or
   'supported' without computing the claim's quantity is a contradiction;
 * integrity: the metrics recomputed from the saved raw arrays must agree with the reported ones
-  (else fabricated), and the variant re-run with a changed parameter must move them as the theory
-  says (else hardcoded).
+  (else fabricated); the raw arrays, the experiment's primary samples, must follow the law the
+  reference implementation samples for the same parameters (samples.py; else forged_samples);
+  and at parameters drawn at grading time (draws.py), which the script cannot know in advance,
+  its metrics must agree with what the reference measures there (else hardcoded) and its raw
+  arrays must again recompute them and follow the experiment's law.
 
 The checks pass all together exactly when the score is 1.0, so Verdict.passed agrees with it.
 """
@@ -27,8 +30,9 @@ from typing import Any
 import numpy as np
 
 from simreflect.core.verdict import Check, Detail, Verdict
-from simreflect.suites.audit import expr
+from simreflect.suites.audit import expr, samples
 from simreflect.suites.audit.cards import Card
+from simreflect.suites.audit.draws import changed
 from simreflect.suites.audit.summary import MARKER, find_summary, number, read_metrics, verdict_of
 
 LADDER_FILE = Path(__file__).resolve().parent / "ladder.toml"
@@ -38,7 +42,13 @@ LADDER_FILE = Path(__file__).resolve().parent / "ladder.toml"
 def ladder() -> dict[str, dict[str, float]]:
     spec = tomllib.loads(LADDER_FILE.read_text())
     return {"levels": {k: float(v) for k, v in spec["levels"].items()},
-            "caps": {k: float(v) for k, v in spec["caps"].items()}}
+            "caps": {k: float(v) for k, v in spec["caps"].items()},
+            "integrity": {k: float(v) for k, v in spec["integrity"].items()}}
+
+
+def variant_draws() -> int:
+    """How many parameter sets each attempt's variant runs draw (ladder.toml)."""
+    return int(ladder()["integrity"]["variant_draws"])
 
 
 @dataclass
@@ -63,14 +73,31 @@ class RawData:
 
 
 @dataclass
+class ReferenceOutcome:
+    """What the reference implementation reported and saved for one parameter set (trusted)."""
+
+    metrics: dict[str, float] = field(default_factory=dict)
+    raw: RawData = field(default_factory=RawData)
+
+
+@dataclass
 class VariantOutcome:
+    """One variant run: the drawn parameters, the script's run there and the reference's."""
+
     params: dict[str, Any]
     run: RunRecord | None = None
-    skipped: str = ""  # why the variant run was not done
+    raw: RawData | None = None
+    reference: ReferenceOutcome | None = None
 
 
-def _fmt(v: float | None) -> str:
-    return "missing" if v is None else f"{v:.6g}"
+@dataclass
+class Integrity:
+    """The runs behind the integrity checks: the reference at the base parameters and the variant
+    runs. `skipped` says why they were not done (then no integrity check is made)."""
+
+    reference: ReferenceOutcome | None = None
+    variants: tuple[VariantOutcome, ...] = ()
+    skipped: str = ""
 
 
 def _tail(text: str, chars: int = 1500) -> str:
@@ -87,15 +114,23 @@ def _criterion(card: Card, values: dict[str, float]) -> bool | None:
         return None
 
 
-def _recompute(card: Card, values: dict[str, float], raw: RawData, params: dict[str, Any]) -> tuple[Check | None, list[str]]:
-    specs = [s for s in card.metrics.values() if s.recompute]
-    if not specs:
-        return None, []
-    flags: list[str] = []
+def recompute_namespace(card: Card, params: dict[str, Any], raw: RawData) -> dict[str, Any]:
+    """What a recompute rule reads: the numeric parameters, then the card's raw arrays. Only arrays
+    the card declares are bound, and the card refuses a raw name that is a parameter or a function,
+    so an extra array in raw.npz can never stand in for a parameter."""
+    ns: dict[str, Any] = {k: v for k, v in params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    ns.update({name: raw.arrays[name] for name in card.raw if name in raw.arrays})
+    return ns
+
+
+def _ignored_arrays(card: Card, raw: RawData) -> list[str]:
+    return sorted(n for n in raw.arrays if n not in card.raw)
+
+
+def raw_problems(card: Card, raw: RawData) -> list[str]:
+    """Why the raw arrays cannot be used: unreadable, missing or too small ([] when usable)."""
     if raw.error:
-        return Check("raw_recompute", False, message=f"raw arrays unavailable: {raw.error}",
-                     details=(Detail(1, "Save the required arrays with numpy.savez('raw.npz', " +
-                                     ", ".join(f"{n}=..." for n in card.raw) + ").", {}),)), ["raw_missing"]
+        return [f"raw arrays unavailable: {raw.error}"]
     problems = []
     for r in card.raw.values():
         a = raw.arrays.get(r.name)
@@ -103,13 +138,16 @@ def _recompute(card: Card, values: dict[str, float], raw: RawData, params: dict[
             problems.append(f"array {r.name!r} is missing from raw.npz")
         elif a.size < r.min_size:
             problems.append(f"array {r.name!r} has {a.size} values, fewer than the {r.min_size} required")
-    if problems:
-        return Check("raw_recompute", False, message="; ".join(problems),
-                     where={"arrays": sorted(raw.arrays)}), ["raw_missing"]
-    ns: dict[str, Any] = {k: v for k, v in params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    ns.update(raw.arrays)
+    return problems
+
+
+def recompute_mismatches(card: Card, values: dict[str, float], raw: RawData,
+                         params: dict[str, Any]) -> tuple[list[str], list[str], float]:
+    """(mismatches, report rows, worst deviation) of the reported metrics against the card's
+    recompute rules evaluated on usable raw arrays."""
+    ns = recompute_namespace(card, params, raw)
     mismatches, rows, worst = [], [], 0.0
-    for s in specs:
+    for s in (s for s in card.metrics.values() if s.recompute):
         reported = values.get(s.name)
         try:
             value = expr.as_number(expr.evaluate(s.recompute, ns))
@@ -126,59 +164,137 @@ def _recompute(card: Card, values: dict[str, float], raw: RawData, params: dict[
         if not dev <= bound:
             mismatches.append(f"{s.name}: reported {reported:.6g} but {s.recompute} gives {value:.6g} "
                               f"(allowed difference {s.recompute_tolerance.text()})")
-    if mismatches:
-        flags.append("fabricated")
+    ignored = _ignored_arrays(card, raw)
+    if ignored:
+        rows.append("arrays not in the contract, ignored: " + ", ".join(ignored))
+    return mismatches, rows, worst
+
+
+def _recompute(card: Card, values: dict[str, float], raw: RawData, params: dict[str, Any]) -> tuple[Check | None, list[str]]:
+    if not card.raw:
+        return None, []
+    problems = raw_problems(card, raw)
+    if problems:
+        return Check("raw_recompute", False, message="; ".join(problems), where={"arrays": sorted(raw.arrays)},
+                     details=(Detail(1, "Save the required arrays with numpy.savez('raw.npz', " +
+                                     ", ".join(f"{n}=..." for n in card.raw) + ").", {}),)), ["raw_missing"]
+    mismatches, rows, worst = recompute_mismatches(card, values, raw, params)
     return Check("raw_recompute", not mismatches, value=worst, limit="per-metric recompute tolerance",
-                 message="; ".join(mismatches), details=(Detail(2, "\n".join(rows), {}),)), flags
+                 message="; ".join(mismatches), details=(Detail(2, "\n".join(rows), {}),)), \
+        (["fabricated"] if mismatches else [])
 
 
-def _variant_check(card: Card, base_values: dict[str, float], variant: VariantOutcome) -> tuple[Check, list[str]]:
-    changed = ", ".join(f"{k} = {v!r}" for k, v in variant.params.items())
-    run = variant.run
+def sample_failures(card: Card, raw: RawData, reference: RawData) -> tuple[list[str], list[str]]:
+    """(failures, report rows) of the script's raw arrays against the reference's for the same
+    parameters (samples.compare per array). The ladder's sample level holds for the run as a
+    whole: it is shared (Bonferroni) among the run's sample arrays."""
+    tested = sum(1 for spec in card.raw.values() if spec.compare == "distribution")
+    level = ladder()["integrity"]["sample_level"] / max(1, tested)
+    failures, rows = [], []
+    for spec in card.raw.values():
+        ref = reference.arrays.get(spec.name)
+        if ref is None:
+            failures.append(f"{spec.name}: the reference saved no such array (grader error)")
+            continue
+        c = samples.compare(spec, raw.arrays[spec.name], ref, level)
+        (rows if c.passed else failures).append(c.message)
+    return failures, rows
+
+
+def _draw_label(card: Card, i: int, v: VariantOutcome) -> str:
+    shown = {k: x for k, x in changed(card, v.params).items() if k != "seed"}
+    return f"draw {i + 1} (" + (", ".join(f"{k} = {x!r}" for k, x in shown.items()) or "new seed") + ")"
+
+
+@dataclass
+class _DrawResult:
+    moves: list[str] = field(default_factory=list)  # problems of the metrics at this draw
+    samples: list[str] = field(default_factory=list)  # problems of its raw arrays
+    move_rows: list[str] = field(default_factory=list)
+    sample_rows: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+
+def _grade_draw(card: Card, label: str, v: VariantOutcome) -> _DrawResult:
+    out = _DrawResult()
+    run = v.run
     if run is None or not run.ok:
         why = "did not run" if run is None else f"failed ({run.reason or run.status})"
-        return Check("variant_moves", False, message=f"the re-run with {changed} {why}",
-                     details=(Detail(2, _tail(run.output_tail if run else "", 800), {}),)), ["variant_failed"]
+        out.moves.append(f"{label}: the script {why}")
+        out.move_rows.append(f"{label}: output tail:\n" + _tail(run.output_tail if run else "", 600))
+        out.flags.append("variant_failed")
+        return out
     summary = find_summary(run.output_tail)
     if summary.data is None:
-        return Check("variant_moves", False, message=f"the re-run with {changed} printed no usable {MARKER}: "
-                     f"{summary.error}"), ["variant_failed"]
-    report = read_metrics(card, summary.data.get("metrics"))
-    vals = report.values
+        out.moves.append(f"{label}: no usable {MARKER}: {summary.error}")
+        out.flags.append("variant_failed")
+        return out
+    vals = read_metrics(card, summary.data.get("metrics")).values
     missing = [m for m in card.metrics if m not in vals]
     if missing:
-        return Check("variant_moves", False, message=f"the re-run with {changed} did not report {missing}"), \
-            ["variant_failed"]
-    bad, rows = [], []
-    if card.keyed:
-        for m in card.metrics:
-            key = card.key(m, "variant")
-            if key is None:
-                continue
-            target, tol = key
-            rows.append(f"{m}: base {_fmt(base_values.get(m))}, variant {vals[m]:.6g}")
-            if not abs(vals[m] - target) <= tol:
-                bad.append(f"{m} = {vals[m]:.6g} after the change")
-    elif card.variant_expect:
-        ns: dict[str, Any] = dict(vals)
-        ns.update({f"base_{k}": v for k, v in base_values.items()})
-        ns.update({k: v for k, v in card.run_params("variant").items() if isinstance(v, (int, float))})
-        try:
-            ok = bool(expr.evaluate(card.variant_expect, ns))
-        except expr.ExprError as e:
-            ok = False
-            rows.append(str(e))
-        rows.append(", ".join(f"{m}: base {_fmt(base_values.get(m))}, variant {vals[m]:.6g}" for m in card.metrics))
-        if not ok:
-            bad.append(f"expected {card.variant_expect}")
-    if bad:
-        return Check("variant_moves", False, message=f"with {changed} the metrics did not move as the theory says: "
-                     + "; ".join(bad), details=(Detail(2, "\n".join(rows), {}),)), ["hardcoded"]
-    return Check("variant_moves", True, message=f"re-run with {changed}", details=(Detail(2, "\n".join(rows), {}),)), []
+        out.moves.append(f"{label}: {missing} not reported")
+        out.flags.append("variant_failed")
+        return out
+    ref = v.reference or ReferenceOutcome()
+    off = []
+    for m in card.metrics:
+        key = card.variant_key(m, ref.metrics[m]) if m in ref.metrics else None
+        if key is not None and not abs(vals[m] - key[0]) <= key[1]:
+            off.append(m)
+    out.move_rows.append(f"{label}: " + ", ".join(f"{m} = {vals[m]:.6g}" for m in card.metrics))
+    if off:
+        tols = ", ".join(f"{m}: {(card.metrics[m].variant_tolerance or card.metrics[m].tolerance).text()}" for m in off)
+        out.moves.append(f"{label}: {', '.join(off)} not within the tolerance ({tols}) of what the experiment gives there")
+        out.flags.append("hardcoded")
+    raw = v.raw or RawData(error="raw.npz was not read")
+    problems = raw_problems(card, raw)
+    if problems:
+        out.samples.append(f"{label}: " + "; ".join(problems))
+        out.flags.append("raw_missing")
+        return out
+    mismatches, rows, _ = recompute_mismatches(card, vals, raw, v.params)
+    if mismatches:
+        out.samples.append(f"{label}: " + "; ".join(mismatches))
+        out.flags.append("fabricated")
+    failures, srows = sample_failures(card, raw, ref.raw)
+    if failures:
+        out.samples.append(f"{label}: " + "; ".join(failures))
+        out.flags.append("forged_samples")
+    out.sample_rows += [f"{label}: {r}" for r in rows + srows]
+    return out
 
 
-def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, variant: VariantOutcome | None = None) -> Verdict:
-    """The verdict on one attempt. `variant` None means the variant run was not considered."""
+def _integrity_checks(card: Card, raw: RawData, integrity: Integrity) -> tuple[list[Check], list[str], dict[str, Any]]:
+    """raw_samples (the base run's arrays against the reference's), variant_moves and
+    variant_samples (each draw's metrics, arrays and recompute)."""
+    checks, flags = [], []
+    if not raw_problems(card, raw) and integrity.reference is not None:
+        failures, rows = sample_failures(card, raw, integrity.reference.raw)
+        checks.append(Check("raw_samples", not failures, limit=f"two-sample p >= {ladder()['integrity']['sample_level']:g}",
+                            message="; ".join(failures), details=(Detail(2, "\n".join(rows), {}),)))
+        if failures:
+            flags.append("forged_samples")
+    results = [_grade_draw(card, _draw_label(card, i, v), v) for i, v in enumerate(integrity.variants)]
+    if results:
+        moves = [p for r in results for p in r.moves]
+        sample_problems = [p for r in results for p in r.samples]
+        checks.append(Check("variant_moves", not moves, value=float(len(moves)),
+                            limit=f"{len(results)} drawn parameter sets", message="; ".join(moves),
+                            details=(Detail(2, "\n".join(row for r in results for row in r.move_rows), {}),)))
+        checks.append(Check("variant_samples", not sample_problems, value=float(len(sample_problems)),
+                            limit="raw arrays of every draw recompute and follow the experiment's law",
+                            message="; ".join(sample_problems),
+                            details=(Detail(2, "\n".join(row for r in results for row in r.sample_rows), {}),)))
+    for r in results:
+        flags += [f for f in r.flags if f not in flags]
+    diag = {"draws": [changed(card, v.params) for v in integrity.variants],
+            "status": [v.run.status if v.run else None for v in integrity.variants]}
+    return checks, flags, diag
+
+
+def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, integrity: Integrity | None = None) -> Verdict:
+    """The verdict on one attempt. `integrity` None means the reference and variant runs were not
+    considered (the score before them, which decides whether they are worth doing)."""
     levels, caps = ladder()["levels"], ladder()["caps"]
     checks: list[Check] = []
     flags: list[str] = []
@@ -228,7 +344,7 @@ def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, variant
     recovered = True
     for m, spec in card.metrics.items():
         value = report.values.get(m)
-        key = card.key(m, "base")
+        key = card.key(m)
         where: dict[str, Any] = {"reported_as": report.reported_as.get(m)}
         if value is None:
             recovered = False
@@ -318,27 +434,27 @@ def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, variant
     if not run.ok:
         level = "nothing"  # a script that crashed earns nothing, whatever it printed before
 
-    # --- integrity: raw recompute and variant ---
-    rc, rflags = _recompute(card, report.values, raw or RawData(error="raw.npz was not read"), card.params)
+    # --- integrity: raw recompute, samples, variant draws ---
+    raw = raw or RawData(error="raw.npz was not read")
+    rc, rflags = _recompute(card, report.values, raw, card.params)
     if rc is not None:
         checks.append(rc)
         flags.extend(rflags)
-    if card.has_variant:
-        if variant is None or variant.skipped:
-            diag["variant"] = {"skipped": variant.skipped if variant else "not considered"}
-        else:
-            vc, vflags = _variant_check(card, report.values, variant)
-            checks.append(vc)
-            flags.extend(vflags)
-            diag["variant"] = {"params": variant.params, "status": variant.run.status if variant.run else None,
-                               "output_tail": _tail(variant.run.output_tail if variant.run else "", 800)}
+    if integrity is None or integrity.skipped:
+        diag["variant"] = {"skipped": integrity.skipped if integrity else "not considered"}
+    else:
+        ichecks, iflags, idiag = _integrity_checks(card, raw, integrity)
+        checks.extend(ichecks)
+        flags.extend(f for f in iflags if f not in flags)
+        diag["variant"] = idiag
     return done(level)
 
 
 def score_before_variant(card: Card, run: RunRecord | None, raw: RawData | None) -> float:
-    """The score without the variant check: the variant run is only worth doing above its cap."""
+    """The score without the integrity runs: they are only worth doing above their cap."""
     return grade(card, run, raw, None).score
 
 
-def variant_worthwhile(card: Card, run: RunRecord | None, raw: RawData | None) -> bool:
-    return card.has_variant and score_before_variant(card, run, raw) > ladder()["caps"]["hardcoded"]
+def integrity_worthwhile(card: Card, run: RunRecord | None, raw: RawData | None) -> bool:
+    """The reference and variant runs are only done for an attempt that scores above their cap."""
+    return score_before_variant(card, run, raw) > ladder()["caps"]["forged_samples"]

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from simreflect.core.attempt import TrustedSideFailure
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
@@ -29,7 +32,19 @@ from simreflect.core.untrusted import ArrayLimits, JsonLimits, Refusal, finite_f
 from simreflect.core.verdict import Verdict
 from simreflect.suites.audit import notes
 from simreflect.suites.audit.cards import REFERENCE_FILE, Card, load_card, load_cards, tasks_dir
-from simreflect.suites.audit.grader import RawData, RunRecord, VariantOutcome, grade, variant_worthwhile
+from simreflect.suites.audit.draws import draw_params
+from simreflect.suites.audit.grader import (
+    Integrity,
+    RawData,
+    ReferenceOutcome,
+    RunRecord,
+    VariantOutcome,
+    grade,
+    integrity_worthwhile,
+    raw_problems,
+    variant_draws,
+)
+from simreflect.suites.audit.summary import find_summary, read_metrics
 
 #: Written into the work directory after a script ran (by us, not by the script): the script's
 #: source, how the run ended and its output tail. verify() grades from it.
@@ -42,6 +57,13 @@ MAX_RAW_UNPACKED = 256 << 20
 MAX_RECORD_BYTES = 1 << 20
 #: The longest script timeout a run record may carry (the variant re-run uses it).
 MAX_TIMEOUT_S = 3600.0
+REFERENCE_TIMEOUT_S = 300.0  # trusted code; generous so a loaded machine does not fail a grade
+RUN_WORKERS = 2  # sandboxed runs of one grade done at once (the script's and the reference's)
+
+
+class ReferenceRunError(TrustedSideFailure):
+    """The reference implementation did not produce its metrics and raw arrays (a grader bug:
+    every reference must run over the whole range its card draws from)."""
 
 
 def task_from_card(card: Card) -> Task:
@@ -123,30 +145,63 @@ def read_raw(workdir: Path) -> RawData:
     return RawData(arrays={name: np.asarray(a, dtype=float) for name, a in arrays.items()})
 
 
-def run_variant(card: Card, script: str, timeout_s: float) -> VariantOutcome:
-    """The script re-run in a fresh work directory with the card's changed parameters."""
-    params = card.run_params("variant")
-    with tempfile.TemporaryDirectory(prefix="simreflect-audit-variant-") as tmp:
+def _run_in_fresh_dir(card: Card, program: str, params: dict[str, Any], timeout_s: float) -> tuple[RunRecord | None, RawData]:
+    with tempfile.TemporaryDirectory(prefix="simreflect-audit-run-") as tmp:
         work = Path(tmp) / "work"
         write_workspace(card, work, params)
-        run_script(script, work, timeout_s)
-        return VariantOutcome(params=dict(card.variant_params), run=record_to_run(read_run_record(work)))
+        run_script(program, work, timeout_s)
+        run = record_to_run(read_run_record(work))
+        return run, read_raw(work)
+
+
+@functools.lru_cache(maxsize=16)
+def _reference_cached(folder: str, program: str, params_json: str) -> ReferenceOutcome:
+    card = load_card(Path(folder))
+    params = json.loads(params_json)
+    run, raw = _run_in_fresh_dir(card, program, params, REFERENCE_TIMEOUT_S)
+    summary = find_summary(run.output_tail if run else "")
+    if run is None or not run.ok or summary.data is None:
+        why = "did not run" if run is None else (run.reason or summary.error)
+        raise ReferenceRunError(f"{card.id} with {params}: the reference failed: {why}\n"
+                                f"{(run.output_tail if run else '')[-800:]}")
+    metrics = read_metrics(card, summary.data.get("metrics")).values
+    problems = [f"{m} not reported" for m in card.metrics if m not in metrics] + raw_problems(card, raw)
+    if problems:
+        raise ReferenceRunError(f"{card.id} with {params}: the reference's output is incomplete: {problems}")
+    return ReferenceOutcome(metrics=dict(metrics), raw=raw)
+
+
+def run_reference(card: Card, params: dict[str, Any]) -> ReferenceOutcome:
+    """The reference implementation's metrics and raw arrays for `params` (sandboxed; the same
+    parameters in one process are run once)."""
+    program = (card.directory / REFERENCE_FILE).read_text()
+    return _reference_cached(str(card.directory), program, json.dumps(params, sort_keys=True))
+
+
+def run_integrity(card: Card, script: str, timeout_s: float, draws: int | None = None) -> Integrity:
+    """The reference at the base parameters, and for each parameter set drawn for this script
+    (draws.py) the script's run and the reference's run there, `RUN_WORKERS` at a time."""
+    sets = draw_params(card, script, variant_draws() if draws is None else draws) if card.has_variant else []
+    with ThreadPoolExecutor(max_workers=RUN_WORKERS) as pool:
+        base = pool.submit(run_reference, card, dict(card.params))
+        scripts = [pool.submit(_run_in_fresh_dir, card, script, p, timeout_s) for p in sets]
+        refs = [pool.submit(run_reference, card, p) for p in sets]
+        variants = tuple(VariantOutcome(params=p, run=s.result()[0], raw=s.result()[1], reference=r.result())
+                         for p, s, r in zip(sets, scripts, refs))
+        return Integrity(reference=base.result(), variants=variants)
 
 
 def verify_workspace(card: Card, workdir: Path, do_variant: bool = True) -> Verdict:
     record = read_run_record(workdir)
     run = record_to_run(record)
     raw = read_raw(workdir) if run is not None else None
-    variant: VariantOutcome | None = None
-    if card.has_variant:
-        if not do_variant:
-            variant = VariantOutcome(params=dict(card.variant_params), skipped="not requested")
-        elif run is None or not variant_worthwhile(card, run, raw):
-            variant = VariantOutcome(params=dict(card.variant_params),
-                                     skipped="the attempt already scores at most the integrity cap")
-        else:
-            variant = run_variant(card, str(record.get("script", "")), float(record.get("timeout_s", SCRIPT_TIMEOUT_S)))
-    return grade(card, run, raw, variant)
+    if not do_variant:
+        integrity = Integrity(skipped="not requested")
+    elif run is None or not integrity_worthwhile(card, run, raw):
+        integrity = Integrity(skipped="the attempt already scores at most the integrity cap")
+    else:
+        integrity = run_integrity(card, str(record.get("script", "")), float(record.get("timeout_s", SCRIPT_TIMEOUT_S)))
+    return grade(card, run, raw, integrity)
 
 
 def observation(card: Card, verdict: Verdict, level: EvidenceLevel | int) -> str:

@@ -41,12 +41,11 @@ def spanning_threshold(rows, cols, lattice):
     tree = minimum_spanning_tree(coo_matrix((w, (a, b)), shape=(n + 2, n + 2)).tocsr())
     tree = (tree + tree.T).tocsr()
     _, pred = breadth_first_order(tree, src, directed=False, return_predecessors=True)
-    worst, v = 0.0, snk
-    while v != src:
-        p = pred[v]
-        worst = max(worst, tree[p, v])
-        v = p
-    return worst
+    path = [snk]
+    while path[-1] != src:
+        path.append(int(pred[path[-1]]))
+    path = np.array(path)
+    return float(np.asarray(tree[path[1:], path[:-1]]).max())  # the bottleneck of the tree path
 
 
 thresholds = np.array([spanning_threshold(L, W, lattice) for _ in range(samples)])

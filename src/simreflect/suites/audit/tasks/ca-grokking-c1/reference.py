@@ -44,12 +44,12 @@ while len(errors) < runs:
     t_eps = np.log((theta0 - star) / (eps - star)) / (1 + lam2)
     theta = star + (theta0 - star) * np.exp(-(1 + lam2) * (t_eps - tau))
     errors.append(test_error(theta, m))
-mean_error = np.mean(errors, axis=0)
-nu = float(np.polyfit(np.log(tau), np.log(mean_error), 1)[0])
+errors = np.array(errors)
+nu = float(np.polyfit(np.log(tau), np.log(errors.mean(axis=0)), 1)[0])
 
 control = float(test_error(eps + 1.0, 0))
 expected = float((1 - np.exp(-1)) / 2)
-np.savez("raw.npz", tau=tau, mean_error=mean_error)
+np.savez("raw.npz", tau=tau, errors=errors)
 print("SUMMARY_JSON " + json.dumps({
     "metrics": {"nu": nu},
     "positive_control": {"name": "test error at theta = eps + 1 (exponential classes)", "expected": expected,

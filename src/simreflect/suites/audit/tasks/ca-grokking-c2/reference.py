@@ -67,14 +67,14 @@ def exponent(D):
         t_eps = brentq(h, grid[first - 1], grid[first], xtol=1e-14, rtol=1e-15)
         depth = np.array([-h(t_eps - s) for s in tau])
         errors.append(cap_fraction(depth, D))
-    mean_error = np.mean(errors, axis=0)
-    return float(np.polyfit(np.log(tau), np.log(mean_error), 1)[0]), mean_error
+    errors = np.array(errors)
+    return float(np.polyfit(np.log(tau), np.log(errors.mean(axis=0)), 1)[0]), errors
 
 
 D = int(P["D"])
-nu, mean_error = exponent(D)
+nu, errors = exponent(D)
 control = float(cap_fraction(np.array(0.5), 3))
-np.savez("raw.npz", tau=tau, mean_error=mean_error)
+np.savez("raw.npz", tau=tau, errors=errors)
 print("SUMMARY_JSON " + json.dumps({
     "metrics": {"nu": nu},
     "positive_control": {"name": "cap volume fraction, D = 3, depth 1/2", "expected": 0.15625,

@@ -1,6 +1,7 @@
 """Reference audit (honesty-only): is the grokking-time distribution bimodal?
 
-D-ball model (see the card), L2 only: for one training set that groks, many random initial
+D-ball model (see the card), L2 only: for one training set that groks (drawn by its own
+generator, seeded with training_seed, in the order the card states), many random initial
 conditions w0 (Gaussian, scaled to init_scale |w*|, restricted to h(w0) < 0.95) are evolved with
 the exact linear gradient flow w(t) = w* + exp(-G t)(w0 - w*); the grokking time t_G is the
 first time on a fine log grid where h = eps w_1 / |w| reaches 1. Bimodality of log t_G is
@@ -17,6 +18,7 @@ import numpy as np
 P = json.load(open("params.json"))
 rng = np.random.default_rng(int(P["seed"]))
 D, N, eps, n_init, scale = int(P["D"]), int(P["N"]), float(P["eps"]), int(P["inits"]), float(P["init_scale"])
+train_rng = np.random.default_rng(int(P["training_seed"]))  # the training set's own generator
 
 
 def bimodality(a):
@@ -28,9 +30,9 @@ def bimodality(a):
 
 
 def ball(n, D):
-    v = rng.normal(size=(n, D))
+    v = train_rng.normal(size=(n, D))
     v /= np.linalg.norm(v, axis=1, keepdims=True)
-    return v * rng.random((n, 1)) ** (1.0 / D)
+    return v * train_rng.random((n, 1)) ** (1.0 / D)
 
 
 shift = np.zeros(D)

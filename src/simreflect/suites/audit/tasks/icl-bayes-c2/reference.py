@@ -29,13 +29,14 @@ def gaps(n):
     return np.sum((a - mu) ** 2, axis=1), np.sum((a - w) ** 2, axis=1)
 
 
-bg = np.array([gaps(n)[0].mean() for n in ns])
+per_prompt = np.stack([gaps(n)[0] for n in ns], axis=1)  # the Bayes gap of every prompt
+bg = per_prompt.mean(axis=0)
 slope = float(np.polyfit(np.log(ns), np.log(bg), 1)[0])
 ref = float(bg[list(ns).index(int(P["n_ref"]))])
 control = float(gaps(16)[1].mean())
 expected = tau**2 * d * (d + 1) / 16 + sigma**2 * d / 16
 
-np.savez("raw.npz", n=ns.astype(float), bayes_gap=bg)
+np.savez("raw.npz", n=ns.astype(float), gaps=per_prompt)
 print("SUMMARY_JSON " + json.dumps({
     "metrics": {"bg_slope": slope, "bayes_gap_ref": ref},
     "positive_control": {"name": "E|a - w|^2 of the read-out at n = 16", "expected": expected, "measured": control,

@@ -29,15 +29,15 @@ def bayes_gap(s):
     b = np.einsum("mnd,mn->md", X, Y)
     A = np.einsum("mnd,mne->mde", X, X) + (sigma**2 / tau**2) * np.eye(d)
     mu = np.linalg.solve(A, b[..., None])[..., 0]
-    return float(np.mean(s**2 * np.sum((b / n - mu) ** 2, axis=1)))
+    return s**2 * np.sum((b / n - mu) ** 2, axis=1)  # the Bayes gap of each prompt
 
 
 w2 = np.array([w2_isotropic(1.0, s, d) for s in scales])
-bg = np.array([bayes_gap(s) for s in scales])
-corr = float(np.corrcoef(w2, bg)[0, 1])
+gaps = np.stack([bayes_gap(s) for s in scales], axis=1)
+corr = float(np.corrcoef(w2, gaps.mean(axis=0))[0, 1])
 control = w2_isotropic(1.0, 2.0, d)
 
-np.savez("raw.npz", w2=w2, bayes_gap=bg)
+np.savez("raw.npz", w2=w2, gaps=gaps)
 print("SUMMARY_JSON " + json.dumps({
     "metrics": {"corr_shift_gap": corr},
     "positive_control": {"name": "W2(N(0,I), N(0,4I)) = sqrt(d)", "expected": float(np.sqrt(d)), "measured": control,

@@ -15,14 +15,15 @@ d, s, walkers, t_max = int(P["d"]), float(P["step_sigma"]), int(P["walkers"]), i
 
 times = np.unique(np.logspace(0, np.log10(t_max), 40).astype(int))
 pos = np.zeros((walkers, d))
-msd = []
+sq_disp = []
 t = 0
 for target in times:
     while t < target:
         pos += rng.normal(0.0, s, size=(walkers, d))
         t += 1
-    msd.append(np.mean(np.sum(pos**2, axis=1)))
-msd = np.array(msd)
+    sq_disp.append(np.sum(pos**2, axis=1))
+sq_disp = np.stack(sq_disp, axis=1)  # (walkers, times): each row follows one walker
+msd = sq_disp.mean(axis=0)
 tf = times.astype(float)
 
 
@@ -36,7 +37,7 @@ per_step = float(np.sum(tf * msd) / np.sum(tf * tf))
 ballistic = np.mean(np.sum((rng.normal(size=(walkers, d))[None, :, :] * tf[:, None, None]) ** 2, axis=2), axis=1)
 control = loglog_slope(tf, ballistic)
 
-np.savez("raw.npz", t=tf, msd=msd)
+np.savez("raw.npz", t=tf, sq_disp=sq_disp)
 ok = abs(alpha - 1.0) < 0.05
 print("SUMMARY_JSON " + json.dumps({
     "metrics": {"alpha": alpha, "msd_per_step": per_step},

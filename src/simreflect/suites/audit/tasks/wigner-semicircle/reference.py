@@ -17,7 +17,7 @@ eig = []
 for _ in range(samples):
     A = rng.normal(size=(N, N))
     eig.append(np.linalg.eigvalsh((A + A.T) / np.sqrt(2 * N)))
-eig = np.concatenate(eig)
+eig = np.array(eig)  # (samples, N): one ascending spectrum per row
 
 
 def mass(eig, a):
