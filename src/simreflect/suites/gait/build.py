@@ -13,11 +13,11 @@ import hashlib
 import json
 import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from simreflect.core.lifetime import worker_pool
 from simreflect.suites.gait.defects import defect_kinds
 from simreflect.suites.gait.episodes import Episode, build_episode, episode_plan
 from simreflect.suites.gait.suite import EPISODE_FILE, EPISODES_DIR, ORACLE_FILE, GaitSuite, load_episode
@@ -106,7 +106,7 @@ def build_benchmark(
             if progress:
                 progress(k + 1, len(jobs))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with worker_pool(workers) as pool:
             for k, res in enumerate(pool.map(_episode_job, jobs)):
                 results.append(res)
                 if progress:

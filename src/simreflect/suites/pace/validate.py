@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from simreflect.core.lifetime import worker_pool
 from simreflect.suites.pace import pins
 from simreflect.suites.pace.evaluate import DEFAULT_TIMEOUT_S, evaluate
 from simreflect.suites.pace.task import TARGETS, load_spec, load_specs
@@ -108,7 +108,7 @@ def run_controls(task_ids: list[str] | None = None, root: Path | None = None, wo
             if progress:
                 progress(i + 1, len(args))
         return results
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         for i, r in enumerate(pool.map(_run, args)):
             results.append(r)
             if progress:
