@@ -356,3 +356,16 @@ def test_a_websocket_upgrade_is_answered_as_plain_http(service):
                   b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         raw = _raw_response(s)
     assert _status(raw) == 200 and json.loads(raw.split(b"\r\n\r\n", 1)[1])["ok"] is True
+
+
+@pytest.mark.parametrize("body, status, reason", [
+    (b'{"segments":' + b"[" * 20 + b"]" * 20 + b"}", 400, "nests deeper than 16 levels"),
+    (b'{"segments":[{"type":"wait","duration":' + b"9" * 40 + b"}]}", 422, "more than 32 digits"),
+    (b'{"segments":[{"type":"wait","duration":NaN}]}', 422, "not a finite number"),
+    (b'{"text":"\\ud800"}', 422, "lone surrogate"),
+])
+def test_bodies_are_read_by_the_bounded_reader_first(http, body, status, reason):
+    """The guard reads every body with core.untrusted's reader before the app does: the reason is
+    the reader's, in bounded words, and nothing reaches the session."""
+    r = http.post("/act", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == status and reason in r.json()["detail"][0]["msg"], r.text[:300]

@@ -6,6 +6,10 @@ shape of every refusal.
   as soon as it passes the limit, so the host never holds more than the limit plus one chunk.
 - At most MAX_IN_FLIGHT requests are handled at once: a program that opens many connections cannot
   make the host hold many bodies.
+- A body is JSON read by the trusted side's one bounded reader (core.untrusted) before the app
+  parses it: nesting, values, strings and numbers bounded, NaN, Infinity and lone surrogates
+  refused, with the reader's reason (400 for a body that is not bounded JSON text, 422 for a
+  value the commands never take).
 - A validation error is answered with its field, its reason and its kind, never with the input:
   at most MAX_ERRORS errors, each string cut to a bounded length and made valid UTF-8.
 Refusals are JSON bodies {"detail": ...} with a 4xx status (413 too large, 429 too many at once).
@@ -16,12 +20,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from simreflect.core.untrusted import JsonLimits, Refusal, load_json
+
 MAX_BODY_BYTES = 1 << 20
 MAX_IN_FLIGHT = 8
 MAX_ERRORS = 20
 MAX_MESSAGE_CHARS = 300
 MAX_LOC_ITEMS = 12
 MAX_LOC_CHARS = 40
+#: What a command body may hold: far more than any command needs (a segment list is a few kB).
+BODY_LIMITS = JsonLimits(max_bytes=MAX_BODY_BYTES, max_depth=16, max_items=100_000, max_string_chars=10_000,
+                         max_int_digits=32, max_abs=1e300, nonfinite="refuse", surrogates="refuse")
+#: Refusal kinds that say the body is not bounded JSON text at all (400); others are values (422).
+_MALFORMED = ("syntax", "encoding", "size", "depth", "items", "type")
 
 
 def bounded_text(value: Any, limit: int) -> str:
@@ -49,7 +60,7 @@ def bounded_errors(errors: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-async def _refuse(send, status: int, detail: str) -> None:
+async def _refuse(send, status: int, detail: str | list[dict[str, Any]]) -> None:
     body = json.dumps({"detail": detail}).encode()
     # connection: close, so the server stops reading whatever the client still sends
     await send({"type": "http.response.start", "status": status,
@@ -101,6 +112,13 @@ class RequestGuard:
                 more = message.get("more_body", False)
                 if len(body) > self.max_body_bytes:
                     await _refuse(send, 413, too_large)
+                    return
+            if body.strip():
+                try:
+                    load_json(bytes(body), BODY_LIMITS, "the request body")
+                except Refusal as e:
+                    status = 400 if e.kind in _MALFORMED else 422
+                    await _refuse(send, status, [{"msg": bounded_text(e, MAX_MESSAGE_CHARS), "type": e.kind}])
                     return
             await self.app(scope, _replay(bytes(body), receive), send)
         finally:
