@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from simreflect.core.records import EpisodeLog
 from simreflect.core.suite import Suite
-from simreflect.run.store import EpisodeLog
 
 
 def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -> dict[str, Any]:

@@ -25,10 +25,11 @@ import json
 import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simreflect.core.records import EpisodeLog
 from simreflect.core.untrusted import JsonLimits, load_json
 from simreflect.run.records import FORMAT, FORMAT_KEY, LEGACY_FORMAT, check_record, line_ranges, stamp
 
@@ -59,15 +60,6 @@ class StoreRead:
     records: list[dict[str, Any]]
     problems: list[str]
     upgraded: list[str]
-
-
-@dataclass
-class EpisodeLog:
-    """What the store holds about one episode x level."""
-
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    infra_errors: list[dict[str, Any]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
 
 
 class RunStore:
