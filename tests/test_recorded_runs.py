@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from simreflect.core.records import FORMAT
 from simreflect.core.registry import get_suite
 from simreflect.run.report import rescore, write_report
 from simreflect.run.runner import RunConfig, run
@@ -41,9 +42,15 @@ def test_a_recorded_run_reports_resumes_and_rescores_as_it_did(name, one_bench, 
     run_dir = recorded_copy(name, tmp_path / name, one_bench)
     old_rows = (RECORDED / name / "runs.jsonl").read_text()
     old_summary = json.loads((RECORDED / name / "summary.json").read_text())
+    n_lines = (run_dir / "attempts.jsonl").read_bytes().count(b"\n")
     write_report(run_dir)
     assert (run_dir / "runs.jsonl").read_text() == old_rows
-    assert json.loads((run_dir / "summary.json").read_text()) == old_summary
+    summary = json.loads((run_dir / "summary.json").read_text())
+    # the only news: every record was read through the upgrade from format 2
+    assert summary.pop("upgraded_records") == [f"attempts.jsonl lines 1-{n_lines}: {n_lines} record(s) of store "
+                                               f"format 2 read as format {FORMAT}"]
+    assert old_summary.pop("upgraded_records") == []
+    assert summary == old_summary
     assert write_viewer(run_dir).is_file()
     before = (run_dir / "attempts.jsonl").read_bytes()
     assert run(run_dir, RunConfig.from_dict(RunStore(run_dir).config())) == []  # finished: nothing to play

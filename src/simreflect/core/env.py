@@ -108,7 +108,7 @@ class RepairEnv(gym.Env):
         truncated = not terminated and self._round >= self.budget
         obs = round_feedback(self._round + 1, self.budget, played.record, self._report)
         info = self._info(outcome.program)
-        info["harness_error"] = played.record.get("harness_error")  # the harness failed on this input (None: it did not)
+        info["harness_error"] = played.record.harness_error  # the harness failed on this input (None: it did not)
         return obs, reward, terminated, truncated, info
 
     def _info(self, result) -> dict[str, Any]:

@@ -9,12 +9,13 @@ leaves an artefact the verifier cannot accept, changes nothing.
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from simreflect.core.attempt import AttemptOutcome, HarnessFailure, attempt
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.records import RoundRecord
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
@@ -35,19 +36,20 @@ def system_prompt(suite: Suite, task: Task, level: EvidenceLevel) -> str:
     return "\n".join([suite.instruction(task), suite.interface_notes(level), ANSWER_FORMAT])
 
 
-def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, report: str) -> str:
-    """The user message of a round: what happened to the last program, then the current report."""
+def round_feedback(round_no: int, budget: int, record: RoundRecord | None, report: str) -> str:
+    """The user message of a round: what happened to the last program (`record`, the last
+    round's), then the current report."""
     parts = []
     if record is not None:
-        prog = record.get("program") or {}
-        if record.get("error"):
-            parts.append(f"Your previous answer was not used: {record['error']}.")
+        prog = record.program or {}
+        if record.error:
+            parts.append(f"Your previous answer was not used: {record.error}.")
         elif prog.get("status") != "ok":
             tail = (prog.get("output_tail") or "").strip()
             parts.append(f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); nothing it did "
                          "was kept." + (f" Its output ended with:\n{tail}" if tail else ""))
-        elif record.get("rejected"):
-            why = str((record.get("verdict") or {}).get("invalid") or "")[:MAX_REASON_CHARS]
+        elif record.rejected:
+            why = str((record.verdict or {}).get("invalid") or "")[:MAX_REASON_CHARS]
             parts.append("Your previous script ran, but the verifier could not accept what it left"
                          + (f" ({why})" if why else "") + "; nothing it did was kept.")
         else:
@@ -59,11 +61,12 @@ def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, re
 
 @dataclass(frozen=True)
 class PlayedRound:
-    """What one round came to: its record (the fields the store keeps about the attempt), the
-    attempt's outcome (None when there was no program to run), and the workspace, verdict and
-    report the next round starts from (the round's own when accepted, else those it started from)."""
+    """What one round came to: its record (what the attempt came to; the loop adds the agent's
+    side: identity, chat, answer, usage), the attempt's outcome (None when there was no program to
+    run), and the workspace, verdict and report the next round starts from (the round's own when
+    accepted, else those it started from)."""
 
-    record: dict[str, Any]
+    record: RoundRecord
     outcome: AttemptOutcome | None
     state: Path
     verdict: Verdict
@@ -72,15 +75,15 @@ class PlayedRound:
 
 def play_round(suite: Suite, task: Task, work: Path, state: Path, before: Verdict, report: str,
                program: str | None, round_no: int, timeout_s: float, level: EvidenceLevel,
-               error: str | None = None) -> PlayedRound:
-    """Play `program` on a copy of `state` made in `work` (`error`: why an answer gave no program).
-    Never raises for what the program or its artefact does (core.attempt)."""
-    record: dict[str, Any] = {"type": "round", "round": round_no, "script": program, "error": error,
-                              "errors_before": before.errors, "score_before": before.score, "score": None,
-                              "program": None, "accepted": False, "rejected": False}
+               error: str = "") -> PlayedRound:
+    """Play `program` on a copy of `state` made in `work` (`report`: the one this round shows;
+    `error`: why an answer gave no program). Never raises for what the program or its artefact
+    does (core.attempt)."""
+    start = RoundRecord(round=round_no, script=program, error=error or "", errors_before=tuple(before.errors),
+                        score_before=before.score, report=report)
     if program is None:
-        record.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
-        record["error"] = error or "no program in the answer"
+        record = replace(start, error=error or "no program in the answer", errors_after=tuple(before.errors),
+                         verdict=before.to_dict())
         return PlayedRound(record, None, state, before, report)
     shutil.rmtree(work, ignore_errors=True)  # a round cut short by a kill starts over
     try:
@@ -88,13 +91,13 @@ def play_round(suite: Suite, task: Task, work: Path, state: Path, before: Verdic
         outcome = attempt(suite, task, program, work, timeout_s, level)
     except UnsafeWorkspace as e:  # the accepted workspace changed since (a lingering process, degraded mode)
         outcome = AttemptOutcome(None, harness=HarnessFailure.of("copy", e))
-    record.update(round_outcome_fields(outcome, before))
+    record = replace(start, **_outcome_fields(outcome, before))
     if not outcome.accepted:
         return PlayedRound(record, outcome, state, before, report)
     return PlayedRound(record, outcome, work, outcome.verdict, outcome.report)
 
 
-def round_outcome_fields(outcome: AttemptOutcome, before: Verdict) -> dict[str, Any]:
+def _outcome_fields(outcome: AttemptOutcome, before: Verdict) -> dict[str, Any]:
     """The fields of a round record that say what its attempt came to (`before`: the verdict it
     started from, which stands when the attempt changed nothing)."""
     out: dict[str, Any] = {"program": None if outcome.program is None else outcome.program.to_dict()}
@@ -103,13 +106,13 @@ def round_outcome_fields(outcome: AttemptOutcome, before: Verdict) -> dict[str, 
     if outcome.verdict is None:  # the program did not run to success, or could not be run
         if outcome.program is None:
             out["error"] = outcome.harness.describe()
-        out.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
+        out.update(errors_after=tuple(before.errors), passed=False, verdict=before.to_dict())
         return out
     out["verify_seconds"] = outcome.verify_seconds
     verdict = outcome.verdict
     if not outcome.accepted:
-        out.update(rejected=True, errors_after=verdict.errors, passed=False, verdict=verdict.to_dict())
+        out.update(rejected=True, errors_after=tuple(verdict.errors), passed=False, verdict=verdict.to_dict())
         return out
-    out.update(accepted=True, errors_after=verdict.errors, passed=verdict.passed, verdict=verdict.to_dict(),
+    out.update(accepted=True, errors_after=tuple(verdict.errors), passed=verdict.passed, verdict=verdict.to_dict(),
                score=verdict.score)
     return out

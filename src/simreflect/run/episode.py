@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from simreflect.agents.base import Action, Agent, InfrastructureError, Observation
 from simreflect.core.attempt import AttemptOutcome, TrustedSideFailure, attempt, guarded
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.records import EndRecord, InfraErrorRecord, RoundRecord
 from simreflect.core.rounds import play_round, round_feedback, system_prompt
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
@@ -116,21 +117,21 @@ def run_episode(
 
     # after the last round recorded (a round whose record was damaged and skipped still cost its place)
     for round_no in range((log.rounds[-1]["round"] if log.rounds else 0) + 1, budget + 1):
-        last = log.rounds[-1] if log.rounds else None
+        last = RoundRecord.from_dict(log.rounds[-1]) if log.rounds else None
         user = round_feedback(round_no, budget, last, report)
         shown = _shown_rounds(log.rounds, history)
         chat = [m for rec in shown for m in ({"role": "user", "content": rec["prompt"][-1]["content"]},
                                               {"role": "assistant", "content": rec.get("answer", "")})]
         messages = ({"role": "system", "content": system}, *chat, {"role": "user", "content": user})
         obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict,
-                          history=tuple(_summary(r) for r in log.rounds), run=run)
+                          history=tuple(RoundRecord.from_dict(r) for r in log.rounds), run=run, report=report)
         t0 = time.monotonic()
         try:
             # reading a hostile answer must not end the run; an endpoint that is down is not the answer's doing
             action, failure = guarded("agent", agent.act, obs, let_through=(InfrastructureError,))
         except InfrastructureError as e:
-            store.append({"type": "infra_error", **ids, "round": round_no, "error": str(e),
-                          "seconds": round(time.monotonic() - t0, 3)})
+            store.append(InfraErrorRecord(task.id, level_name, round_no, str(e), round(time.monotonic() - t0, 3),
+                                          run).to_dict())
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
         act_s = time.monotonic() - t0
         if failure is not None:
@@ -139,18 +140,17 @@ def run_episode(
             played = play_round(suite, task, base / f"round{round_no}", state, verdict, report, action.program,
                                 round_no, timeout_s, level, error=action.error)
         except TrustedSideFailure as e:  # not the answer's doing: recorded apart, the round is played again on resume
-            store.append({"type": "infra_error", **ids, "round": round_no, "error": f"the verifier failed: {e}"[:2000],
-                          "seconds": round(time.monotonic() - t0, 3)})
+            store.append(InfraErrorRecord(task.id, level_name, round_no, f"the verifier failed: {e}"[:2000],
+                                          round(time.monotonic() - t0, 3), run).to_dict())
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
-        record, state, verdict, report = played.record, played.state, played.verdict, played.report
-        if failure is not None:
-            record["harness_error"] = failure.to_dict()
-        sent = list(action.messages) if action.messages is not None else list(messages)
-        record.update({**ids, "prompt": sent, "answer": action.raw, "diagnosis": action.diagnosis,
-                       "usage": action.usage.to_dict(), "method_notes": action.notes,
-                       "agent_seconds": round(act_s, 3)})
-        store.append(record)
-        log.rounds.append(record)
+        sent = tuple(action.messages) if action.messages is not None else messages
+        record = replace(played.record, task=task.id, level=level_name, run=run, prompt=sent, answer=action.raw,
+                         diagnosis=action.diagnosis, usage=action.usage.to_dict(), method_notes=action.notes,
+                         agent_seconds=round(act_s, 3),
+                         harness_error=failure.to_dict() if failure is not None else played.record.harness_error)
+        state, verdict, report = played.state, played.verdict, played.report
+        store.append(record.to_dict())
+        log.rounds.append(record.to_dict())
         if verdict.passed:
             break
         if _invalid_tail(log.rounds) >= invalid_streak > 0:
@@ -180,14 +180,6 @@ def _invalid_tail(rounds: list[dict[str, Any]]) -> int:
     return n
 
 
-def _summary(rec: dict[str, Any]) -> dict[str, Any]:
-    """What methods and baselines may read of an earlier round (they rebuild their state from it)."""
-    return {"round": rec["round"], "script": rec.get("script"), "score": rec.get("score"),
-            "passed": bool(rec.get("passed")), "accepted": bool(rec.get("accepted")),
-            "errors": rec.get("errors_after", []), "diagnosis": rec.get("diagnosis", ""),
-            "notes": rec.get("method_notes") or {}}  # what a method recorded that round (its state replays from it)
-
-
 def _why_not_accepted(outcome: AttemptOutcome) -> str:
     if outcome.harness is not None:
         return f"{outcome.harness.describe()}: {outcome.harness.message}"
@@ -198,6 +190,6 @@ def _why_not_accepted(outcome: AttemptOutcome) -> str:
 
 def _finish(store: RunStore, ids: dict[str, Any], log: EpisodeLog, reason: str, base: Path) -> EpisodeOutcome:
     solved = reason == "solved"
-    store.append({"type": "end", **ids, "solved": solved, "reason": reason, "rounds": len(log.rounds)})
+    store.append(EndRecord(ids["task"], ids["level"], solved, reason, len(log.rounds), ids.get("run", 0)).to_dict())
     shutil.rmtree(base, ignore_errors=True)
     return EpisodeOutcome(ids["task"], ids["level"], "finished", solved, len(log.rounds), ids.get("run", 0))
