@@ -5,6 +5,7 @@ now: each reports as it did, resumes without playing anything and rescores with 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -45,6 +46,10 @@ def test_a_recorded_run_reports_resumes_and_rescores_as_it_did(name, one_bench, 
     n_lines = (run_dir / "attempts.jsonl").read_bytes().count(b"\n")
     write_report(run_dir)
     assert (run_dir / "runs.jsonl").read_text() == old_rows
+    for derived in ("trajectories.jsonl", "summary.md"):  # pace's Pass@k contract, the tables
+        if (RECORDED / name / derived).is_file():
+            old, now = (RECORDED / name / derived).read_text(), (run_dir / derived).read_text()
+            assert re.sub(r"\nRecords read after an upgrade: [^\n]*\n", "", now) == old  # that note is the news
     summary = json.loads((run_dir / "summary.json").read_text())
     # the only news: every record was read through the upgrade from format 2
     assert summary.pop("upgraded_records") == [f"attempts.jsonl lines 1-{n_lines}: {n_lines} record(s) of store "
