@@ -91,3 +91,20 @@ record_keys = st.sampled_from(["script", "timeout_s", "status", "exit_code", "ou
 def test_checked_run_record_never_raises(value):
     record = checked_run_record(value)
     assert record is None or (isinstance(record, dict) and record is value)
+
+
+def test_a_pace_program_that_rewrites_its_program_file_is_judged_as_itself(tmp_path):
+    """A program that writes the reference design into program.py while it runs: the evaluation
+    handed to verify is its own, and the file a later offline verify reads is put back to it."""
+    suite = get_suite("pace")
+    task = next(t for t in suite.load_tasks() if t.id == "kinematics_rover.stage2")
+    work = tmp_path / "w"
+    suite.prepare_workspace(task, work)
+    source = (work / PROGRAM_FILE).read_text()
+    program = source + f"\nimport pathlib\npathlib.Path({PROGRAM_FILE!r}).write_text({suite.oracle(task)!r})\n"
+    run = suite.run_program(task, program, work, timeout_s=60)
+    assert run.ok, run.result.output_tail
+    handed = suite.verify(task, work, run)
+    assert not handed.passed
+    assert (work / PROGRAM_FILE).read_text() == program
+    assert as_json(PaceSuite().verify(task, work)) == as_json(handed)
