@@ -66,7 +66,7 @@ def main() -> None:
             work = Path(tmp) / "work"
             write_workspace(card, work, dict(card.params))
             t0 = time.perf_counter()
-            result = run_script(source, work)
+            result = run_script(source, work).result
             runtime = time.perf_counter() - t0
             summary = find_summary(str((read_run_record(work) or {}).get("output_tail", "")))
         score, cold_s, cold_cpu = timed_grade(card.id, source)

@@ -50,7 +50,7 @@ def test_controls_hold_for_every_episode(gait_bench, tmp_path):
         assert defect_kinds(noop) == set(task.hidden["kinds"]), task.id
         fixed_dir = tmp_path / task.id / "oracle"
         suite.prepare_workspace(task, fixed_dir)
-        result = suite.run_program(task, suite.oracle(task), fixed_dir)
+        result = suite.run_program(task, suite.oracle(task), fixed_dir).result
         assert result.ok, result.output_tail
         verdict = suite.verify(task, fixed_dir)
         assert verdict.passed, (task.id, verdict.errors)

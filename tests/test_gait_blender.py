@@ -196,7 +196,7 @@ def test_oracle_passes_through_blender_and_noop_matches(tasks, blend_cache, tmp_
         assert sorted(p.name for p in bl_work.iterdir()) == ["episode.blend"]
         noop_py, noop_bl = py.verify(task, py_work), bl.verify(task, bl_work)
         assert (noop_bl.passed, noop_bl.errors) == (noop_py.passed, noop_py.errors) and not noop_bl.passed
-        result = bl.run_program(task, bl.oracle(task), bl_work, 60)
+        result = bl.run_program(task, bl.oracle(task), bl_work, 60).result
         assert result.ok, result.output_tail
         assert sorted(p.name for p in bl_work.iterdir()) == ["episode.blend"]  # no backup, no script left
         verdict = bl.verify(task, bl_work)
@@ -212,10 +212,10 @@ def test_failed_script_saves_nothing(tasks, blend_cache, tmp_path):
     before = (work / "episode.blend").read_bytes()
     result = bl.run_program(task, "import bpy\nbpy.data.objects['rig'].pose.bones['torso'].location = (1, 1, 1)\n"
                             "bpy.data.objects['rig'].pose.bones['torso'].keyframe_insert('location', frame=3)\n"
-                            "bpy.data.objects['rig'].pose.bones['tail']\n", work, 60)
+                            "bpy.data.objects['rig'].pose.bones['tail']\n", work, 60).result
     assert result.status == "error" and "KeyError" in result.output_tail and "tail" in result.output_tail
     assert (work / "episode.blend").read_bytes() == before
-    syntax = bl.run_program(task, "bpy.data.objects['rig'.pose\n", work, 60)
+    syntax = bl.run_program(task, "bpy.data.objects['rig'.pose\n", work, 60).result
     assert syntax.status == "error" and "SyntaxError" in syntax.output_tail
 
 

@@ -151,7 +151,7 @@ def fields(task, small_bench, tmp_path_factory, blend_cache):
 
 def attempt(suite: GaitSuite, task, program: str, work: Path, timeout: float = 60.0):
     suite.prepare_workspace(task, work)
-    result = suite.run_program(task, program, work, timeout)
+    result = suite.run_program(task, program, work, timeout).result
     return result, suite.verify(task, work)  # always verified, even after a failed run
 
 
@@ -193,7 +193,7 @@ def test_modules_planted_for_the_next_run_are_not_imported(task, blend_cache, tm
     plant = ("import os\nfor f in ['bpy.py', 'numpy.py', 'mathutils.py', 'bridge.py', 'json.py', 'os.py']:\n"
              "    open(f, 'w').write('print(\"ESCAPED planted module\")\\n')\n")
     assert bl.run_program(task, plant, work, 60).ok
-    again = bl.run_program(task, bl.oracle(task), work, 60)
+    again = bl.run_program(task, bl.oracle(task), work, 60).result
     assert again.ok and "ESCAPED" not in again.output_tail, again.output_tail
     assert bl.verify(task, work).passed
 
@@ -208,7 +208,7 @@ def test_the_bridge_cannot_be_rewritten(task, blend_cache, tmp_path):
     prog = (f"try:\n    open({bridge_path()!r}, 'a').write('\\nprint(1)\\n'); print('ESCAPED')\n"
             "except OSError as e:\n    print('refused', e.strerror)\n"
             "import os\nprint('visible', sorted(os.listdir(os.path.dirname(" + repr(bridge_path()) + "))))\n")
-    result = bl.run_program(task, prog, work, 60)
+    result = bl.run_program(task, prog, work, 60).result
     assert result.ok and "refused Read-only file system" in result.output_tail, result.output_tail
     visible = next(line for line in result.output_tail.splitlines() if line.startswith("visible "))
     assert "'bridge.py'" in visible and not {"'interface.py'", "'runtime.py'", "'oracle.py'"} & set(visible.split()), visible

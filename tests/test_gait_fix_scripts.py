@@ -17,7 +17,7 @@ def attempt(task, tmp_path, program: str, timeout: float = 30.0):
     suite = GaitSuite()
     work = tmp_path / "work"
     suite.prepare_workspace(task, work)
-    result = suite.run_program(task, program, work, timeout_s=timeout)
+    result = suite.run_program(task, program, work, timeout_s=timeout).result
     verdict = suite.verify(task, work) if result.ok else Verdict.invalid_artefact(result.reason)
     return result, verdict
 

@@ -21,7 +21,7 @@ def attempt(task, tmp_path, program: str) -> Verdict:
     suite = GaitSuite()
     work = tmp_path / task.id
     suite.prepare_workspace(task, work)
-    result = suite.run_program(task, program, work, 60)
+    result = suite.run_program(task, program, work, 60).result
     assert result.ok, result.output_tail
     return suite.verify(task, work)
 

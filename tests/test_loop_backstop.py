@@ -79,10 +79,10 @@ class RaisingVerifierSuite(GaitSuite):
     """The gait suite with a verifier that raises on one artefact: the verify step's backstop, for
     which the real readers no longer offer a hostile input."""
 
-    def verify(self, task, workdir):
+    def verify(self, task, workdir, run=None):
         if (Path(workdir) / "rig.json").read_text().startswith("{\"faulty"):
             raise RecursionError("maximum recursion depth exceeded while decoding")
-        return super().verify(task, workdir)
+        return super().verify(task, workdir, run)
 
 
 FAULTY_RIG = ("import json, os\nd = json.load(open('rig.json'))\ntext = json.dumps(d)\n"
@@ -136,8 +136,8 @@ class FaultySuite(GaitSuite):
             raise KeyError("faulty")
         return super().observe(task, verdict, level)
 
-    def verify(self, task, workdir):
-        verdict = super().verify(task, workdir)
+    def verify(self, task, workdir, run=None):
+        verdict = super().verify(task, workdir, run)
         if (Path(workdir) / "rig.json").read_text().startswith("{\"faulty"):
             from dataclasses import replace
 
@@ -196,13 +196,13 @@ class FlakyVerifierSuite(GaitSuite):
         super().__init__()
         self.calls = 0
 
-    def verify(self, task, workdir):
+    def verify(self, task, workdir, run=None):
         self.calls += 1
         if self.calls == 2:  # the first is of the pristine workspace, the second of round 1's
             from simreflect.core.attempt import TrustedSideFailure
 
             raise TrustedSideFailure("the reference did not run")
-        return super().verify(task, workdir)
+        return super().verify(task, workdir, run)
 
 
 def test_a_verifier_that_fails_on_its_own_account_is_an_infrastructure_error_not_the_agents(one_bench, tmp_path):

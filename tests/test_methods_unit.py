@@ -14,7 +14,8 @@ from simreflect.agents.base import Action, InfrastructureError, Observation, Usa
 from simreflect.agents.baselines import NoopAgent
 from simreflect.agents.methods import ace, expel, reflexion, review, self_refine
 from simreflect.agents.methods.ace import PlaybookMethod
-from simreflect.agents.methods.base import Attempt, Method, aux_text, json_payload, split_feedback
+from simreflect.agents.methods.base import Attempt, Method, aux_text, json_payload
+from simreflect.core.records import RoundRecord, split_feedback
 from simreflect.agents.methods.beam import BeamSearchMethod
 from simreflect.agents.methods.evolve import EvolutionMethod
 from simreflect.agents.methods.expel import InsightMethod, parse_operations
@@ -86,26 +87,27 @@ class ToyLLM:
         return Action(program=parsed.program, diagnosis=parsed.diagnosis, raw=text, usage=usage, error=parsed.error)
 
 
-def obs_for(r: int, budget: int, history: list[dict], previous: dict | None = None) -> Observation:
+def obs_for(r: int, budget: int, history: list[RoundRecord], previous: RoundRecord | None = None) -> Observation:
     """The loop's observation for round r (a toy report: the score of the latest scored program)."""
-    scored = [h for h in history if h["accepted"]]
-    score = scored[-1]["score"] if scored else START
+    scored = [h for h in history if h.accepted]
+    score = scored[-1].score if scored else START
     pre = ""
     if previous is not None:
-        pre = ("Your previous script ran; the verifier checked what it left.\n\n" if previous["accepted"]
+        pre = ("Your previous script ran; the verifier checked what it left.\n\n" if previous.accepted
                else "Your previous script failed; nothing it did was kept.\n\n")
     user = f"{pre}Round {r} of {budget}.\n\nREPORT score {score:g}"
     return Observation(task=TASK, level=EvidenceLevel.L2, round=r, budget=budget,
                        messages=({"role": "system", "content": "TASK: make x large"}, {"role": "user", "content": user}),
-                       verdict=Verdict(checks=(), score=score, reward=0.0), history=tuple(history))
+                       verdict=Verdict(checks=(), score=score, reward=0.0), history=tuple(history),
+                       report=f"REPORT score {score:g}")
 
 
-def play(make, budget: int, check_fresh: bool = True) -> tuple[list[Action], list[dict], ToyLLM]:
+def play(make, budget: int, check_fresh: bool = True) -> tuple[list[Action], list[RoundRecord], ToyLLM]:
     """Rounds 1..budget with one long-lived method; every round is also asked of a fresh instance
     (what a resumed run builds), which must answer identically."""
     model = ToyLLM()
     live = make(model)
-    history: list[dict] = []
+    history: list[RoundRecord] = []
     actions = []
     for r in range(1, budget + 1):
         obs = obs_for(r, budget, history, history[-1] if history else None)
@@ -115,9 +117,10 @@ def play(make, budget: int, check_fresh: bool = True) -> tuple[list[Action], lis
             assert (again.program, again.messages, again.notes, again.usage.aux_calls) == \
                    (action.program, action.messages, action.notes, action.usage.aux_calls), f"round {r}"
         score = score_of(action.program)
-        history.append({"round": r, "script": action.program, "score": score, "passed": False,
-                        "accepted": score is not None, "errors": [], "diagnosis": action.diagnosis,
-                        "notes": json.loads(json.dumps(action.notes))})  # as the store gives them back
+        history.append(RoundRecord(round=r, script=action.program, score=score, passed=False,
+                                   accepted=score is not None, diagnosis=action.diagnosis,
+                                   method_notes=json.loads(json.dumps(action.notes)),  # as the store gives them back
+                                   report=f"REPORT score {obs.verdict.score:g}"))
         actions.append(action)
     return actions, history, model
 
@@ -168,8 +171,7 @@ def test_reflexion_survives_a_reflector_that_says_nothing():
 
     model = ToyLLM(answer)
     method = ReflexionMethod(model)
-    history = [{"round": 1, "script": "x = 5\n", "score": -95.0, "passed": False, "accepted": True, "errors": [],
-                "diagnosis": "", "notes": {}}]
+    history = [RoundRecord(round=1, script="x = 5\n", score=-95.0, accepted=True)]
     action = method.act(obs_for(2, 3, history, history[0]))
     assert action.notes["learned"] == {"round": 1, "reflection": "", "error": "empty reflection"}
     assert action.notes["aux"] == [{"kind": "reflection", "error": "empty reflection"}]
@@ -190,8 +192,7 @@ def test_aux_calls_are_counted_apart_and_infra_errors_propagate():
                 raise InfrastructureError("endpoint down")
             return super().complete(messages)
 
-    history = [{"round": 1, "script": "x = 5\n", "score": -95.0, "passed": False, "accepted": True, "errors": [],
-                "diagnosis": "", "notes": {}}]
+    history = [RoundRecord(round=1, script="x = 5\n", score=-95.0, accepted=True)]
     with pytest.raises(InfrastructureError):  # never scored: the loop records it and a resume retries the round
         ReflexionMethod(Down()).act(obs_for(2, 3, history, history[0]))
 
@@ -239,8 +240,9 @@ def test_ace_curator_garbage_leaves_the_playbook(bad):
         obs = obs_for(r, 3, history, history[-1] if history else None)
         a = PlaybookMethod(model).act(obs)
         actions.append(a)
-        history.append({"round": r, "script": a.program, "score": score_of(a.program), "passed": False,
-                        "accepted": score_of(a.program) is not None, "errors": [], "diagnosis": "", "notes": a.notes})
+        history.append(RoundRecord(round=r, script=a.program, score=score_of(a.program),
+                                   accepted=score_of(a.program) is not None, method_notes=a.notes,
+                                   report=obs.report))
     for a in actions[1:]:
         assert a.notes["learned"]["operations"] == [] and "no JSON list" in a.notes["learned"]["error"]
         assert a.notes["playbook"] == [] and a.usage.aux_calls == 2
@@ -270,7 +272,7 @@ def test_expel_compares_the_best_with_the_latest():
     actions, history, model = play(lambda m: InsightMethod(m), 6, check_fresh=False)
     for a, h_prev in zip(actions[1:], range(1, 6)):
         learned = a.notes["learned"]
-        scored = [(START, 0)] + [(h["score"], h["round"]) for h in history[:h_prev] if h["accepted"]]
+        scored = [(START, 0)] + [(h.score, h.round) for h in history[:h_prev] if h.accepted]
         best = sorted(scored, key=lambda x: (-x[0], x[1]))[0][1]
         assert learned["better"] == best
         assert learned["worse"] == (h_prev if h_prev != best else sorted(scored, key=lambda x: (-x[0], x[1]))[1][1])
@@ -282,20 +284,20 @@ def test_tot_levels_and_a_level_without_scores():
     actions, history, _ = play(lambda m: TreeOfThoughtsMethod(m, beam=2, branch=2), 10, check_fresh=False)
     notes = [a.notes for a in actions]
     assert [n["parent"] for n in notes[:2]] == [0, 0] and [n["depth"] for n in notes[:2]] == [1, 1]
-    level1 = sorted((h for h in history[:2] if h["accepted"]), key=lambda h: (-h["score"], h["round"]))
-    assert notes[2]["frontier"] == [h["round"] for h in level1][:2] or not level1
+    level1 = sorted((h for h in history[:2] if h.accepted), key=lambda h: (-h.score, h.round))
+    assert notes[2]["frontier"] == [h.round for h in level1][:2] or not level1
     # a level where nothing scored is expanded again from the same frontier
     def all_fail(messages):
         return json.dumps({"diagnosis": "d", "script": "x = fail\n"})
 
     model = ToyLLM(all_fail)
-    hist: list[dict] = []
+    hist: list[RoundRecord] = []
     for r in (1, 2, 3, 4):
-        a = TreeOfThoughtsMethod(model).act(obs_for(r, 4, hist, hist[-1] if hist else None))
-        hist.append({"round": r, "script": a.program, "score": None, "passed": False, "accepted": False,
-                     "errors": [], "diagnosis": "d", "notes": a.notes})
-    assert [h["notes"]["parent"] for h in hist] == [0, 0, 0, 0]
-    assert [h["notes"]["siblings"] for h in hist] == [[], [1], [1, 2], [1, 2, 3]]  # told what was tried
+        obs = obs_for(r, 4, hist, hist[-1] if hist else None)
+        a = TreeOfThoughtsMethod(model).act(obs)
+        hist.append(RoundRecord(round=r, script=a.program, diagnosis="d", method_notes=a.notes, report=obs.report))
+    assert [h.method_notes["parent"] for h in hist] == [0, 0, 0, 0]
+    assert [h.method_notes["siblings"] for h in hist] == [[], [1], [1, 2], [1, 2, 3]]  # told what was tried
 
 
 def test_beam_generations():
@@ -303,7 +305,7 @@ def test_beam_generations():
     notes = [a.notes for a in actions]
     assert [n["generation"] for n in notes] == [1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
     for g_start in (2, 6):
-        pool = [(START, 0)] + [(h["score"], h["round"]) for h in history[:g_start] if h["accepted"]]
+        pool = [(START, 0)] + [(h.score, h.round) for h in history[:g_start] if h.accepted]
         top = [k for _, k in sorted(pool, key=lambda x: (-x[0], x[1]))][:2]
         assert notes[g_start]["beam"] == top
         assert [n["parent"] for n in notes[g_start:g_start + 4]] == [top[0], top[0], top[-1], top[-1]]

@@ -204,9 +204,9 @@ def test_suite_interface_round_trip(tmp_path):
     assert sorted(p.name for p in work.iterdir()) == [PROGRAM_FILE, TASK_FILE]
     before = suite.verify(task, work)  # the source design in the target: fails, with the report
     assert not before.passed and "PACE evaluation" in suite.observe(task, before, EvidenceLevel.L2)
-    result = suite.run_program(task, suite.oracle(task), work, timeout_s=60)
-    assert result.ok, result.output_tail
-    after = suite.verify(task, work)
+    run = suite.run_program(task, suite.oracle(task), work, timeout_s=60)
+    assert run.ok, run.result.output_tail
+    after = suite.verify(task, work, run)
     assert after.passed and after.score == 100.0 and after.reward == 1.0
     assert "Variables that may have changed" in suite.instruction(task)
     assert suite.subsets(task) == ["domain: kinematics", "stage 2"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -22,6 +23,7 @@ from simreflect.agents.param_search import (
     values_for,
 )
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.records import RoundRecord
 from simreflect.core.verdict import Verdict
 from simreflect.run.agents import AGENT_NAMES, make_agent
 from simreflect.run.episode import run_episode
@@ -139,8 +141,8 @@ def _play(agent, task, scores, source_score=-28.57):
         actions.append(action)
         if k <= len(scores):
             s = scores[k - 1]
-            history.append({"round": k, "script": action.program, "score": None if s is FAILED else s,
-                            "passed": False, "accepted": s is not FAILED, "diagnosis": action.diagnosis})
+            history.append(RoundRecord(round=k, script=action.program, score=None if s is FAILED else s,
+                                       passed=False, accepted=s is not FAILED, diagnosis=action.diagnosis))
     return actions, history
 
 
@@ -184,8 +186,8 @@ def test_seeds_and_missing_history(suite, tasks):
     assert blind[0] == rewrite(source_a, lits, values_for(lits, prop.z))
     # a score recorded for another script is not the candidate's: it counts as unknown
     actions, history = _play(ParamSearchAgent(suite), task, [50.0, 60.0])
-    forged = [dict(h, script=h["script"] + "\n# edited\n") for h in history]
-    unknown = [dict(h, score=None) for h in history]
+    forged = [replace(h, script=h.script + "\n# edited\n") for h in history]
+    unknown = [replace(h, score=None) for h in history]
     assert ParamSearchAgent(suite).act(_obs(task, 3, forged)).program == \
         ParamSearchAgent(suite).act(_obs(task, 3, unknown)).program
 

@@ -60,7 +60,7 @@ def good_workspace(tasks, tmp_path_factory) -> Path:
     suite = GaitSuite()
     work = tmp_path_factory.mktemp("good") / "work"
     suite.prepare_workspace(tasks[0], work)
-    result = suite.run_program(tasks[0], suite.oracle(tasks[0]), work, timeout_s=60)
+    result = suite.run_program(tasks[0], suite.oracle(tasks[0]), work, timeout_s=60).result
     assert result.ok, result.output_tail
     assert suite.verify(tasks[0], work).passed
     return work
@@ -173,7 +173,7 @@ def _check_package_untouched(ctx, result, verdict):
 def _check_next_run_is_clean(ctx, result, verdict):
     """An honest run in the same work directory imports the real modules, not the planted ones."""
     suite, task, work = GaitSuite(), ctx["task"], Path(ctx["workdir"])
-    again = suite.run_program(task, suite.oracle(task), work, timeout_s=60)
+    again = suite.run_program(task, suite.oracle(task), work, timeout_s=60).result
     assert again.ok and "ESCAPED" not in again.output_tail, again.output_tail
     assert suite.verify(task, work).passed
 
@@ -393,7 +393,7 @@ def test_exploit_is_contained(case: Case, tasks, gait_bench, good_workspace, lis
     program = Template(case.program).safe_substitute({k: v for k, v in ctx.items() if isinstance(v, str)})
     verify_fn, verify_sha = verify_module.verify_rig, _sha(verify_module.__file__)
 
-    result = suite.run_program(task, program, work, timeout_s=case.timeout)
+    result = suite.run_program(task, program, work, timeout_s=case.timeout).result
     verdict = suite.verify(task, work)  # always verified: failure must come from the verifier too
     pipeline = verdict if result.ok else Verdict.invalid_artefact(result.reason)
     out = result.output_tail
@@ -443,7 +443,7 @@ def test_oracle_passes_through_the_sandbox(tasks, tmp_path):
     for task in tasks[:3]:
         work = tmp_path / task.id
         suite.prepare_workspace(task, work)
-        result = suite.run_program(task, suite.oracle(task), work, timeout_s=60)
+        result = suite.run_program(task, suite.oracle(task), work, timeout_s=60).result
         assert result.ok and result.reason == "" and not result.limits_hit, result.output_tail
         assert result.isolation["mode"] == REPORT["mode"]
         assert sorted(p.name for p in work.iterdir()) == ["rig.json"]  # the script is gone again

@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simreflect.analysis.rows import episode_row
-from simreflect.run.episode import _invalid_tail, _summary
+from simreflect.core.records import RoundRecord
+from simreflect.core.rounds import round_feedback
+from simreflect.run.episode import _invalid_tail
 from simreflect.run.records import FORMAT, FORMAT_KEY, check_record
 from simreflect.run.report import rescore, rows_of, write_report
 from simreflect.run.runner import RunConfig, pending, run
@@ -149,7 +151,7 @@ ROUND = {"type": "round", "task": "ep01", "level": "L1", "round": 1, "script": "
          "accepted": True, "rejected": False, "passed": False, "errors_before": ["a"], "errors_after": ["a"],
          "score": 0.5, "score_before": 0.0, "verdict": {"passed": False, "errors": ["a"], "score": 0.5,
                                                         "diagnostics": {}, "checks": [], "invalid": ""},
-         "answer": "", "diagnosis": "", "usage": {}, "method_notes": {}, FORMAT_KEY: FORMAT}
+         "answer": "", "diagnosis": "", "usage": {}, "method_notes": {}, "report": "u", FORMAT_KEY: FORMAT}
 
 
 def _write_lines(path: Path, lines: list[bytes]) -> None:
@@ -262,7 +264,7 @@ def _read_by_every_reader(rec: dict, task) -> None:
     log = EpisodeLog(rounds=[rec])
     row = episode_row(GaitSuite(), task, rec["level"], log)
     _invalid_tail(log.rounds)
-    _summary(rec)
+    round_feedback(rec["round"] + 1, rec["round"] + 1, RoundRecord.from_dict(rec), "")  # what the next round reads
     _episode_page(row, None)
     _ = rec["prompt"][-1]["content"]  # what the loop replays as the chat
 

@@ -104,9 +104,9 @@ def test_suite_runs_the_oracle_as_an_agent_program(tmp_path):
     assert suite.load_tasks(None)[0].id == "place-0"
     work = tmp_path / "work"
     suite.prepare_workspace(task, work)
-    result = suite.run_program(task, suite.oracle(task), work, timeout_s=300)
-    assert result.ok, result.output_tail
-    verdict = suite.verify(task, work)
+    run = suite.run_program(task, suite.oracle(task), work, timeout_s=300)
+    assert run.ok, run.result.output_tail
+    verdict = suite.verify(task, work, run)
     assert verdict.passed, suite.observe(task, verdict, 3)
     idle = tmp_path / "idle"
     suite.prepare_workspace(task, idle)
@@ -122,7 +122,7 @@ def _oracle_in_the_sandbox(build: str, seed: int, tmp_path: Path):
     task = make_task(build, seed)
     work = tmp_path / "work"
     suite.prepare_workspace(task, work)
-    result = suite.run_program(task, suite.oracle(task), work, timeout_s=1200)
+    result = suite.run_program(task, suite.oracle(task), work, timeout_s=1200).result
     assert result.ok, result.output_tail
     verdict = WorkshopSuite().verify(task, work)  # from the record, as offline grading reads it
     assert verdict.passed, suite.observe(task, verdict, 3)

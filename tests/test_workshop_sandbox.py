@@ -62,7 +62,8 @@ def test_the_program_reaches_its_service_and_nothing_else(tmp_path):
     work = tmp_path / "work"
     suite.prepare_workspace(task, work)
     program = PROBE.replace("HOST_PORT", str(host.getsockname()[1])).replace("TMPROOT", tempfile.gettempdir())
-    result = suite.run_program(task, program, work, timeout_s=120)
+    run = suite.run_program(task, program, work, timeout_s=120)
+    result = run.result
     host.close()
     assert result.ok, result.output_tail
     assert result.isolation["mode"] == "bwrap"
@@ -82,7 +83,7 @@ def test_the_program_reaches_its_service_and_nothing_else(tmp_path):
     assert "from inside the sandbox" in commands
     final = json.loads((work / "record" / "final_state.json").read_text())
     assert "forged" not in final
-    assert not suite.verify(task, work).passed
+    assert not suite.verify(task, work, run).passed
     assert not WorkshopSuite().verify(task, work).passed  # offline grading reads the true record too
 
 
@@ -91,7 +92,7 @@ def test_a_hanging_program_is_stopped_and_the_session_still_ends(tmp_path):
     task = make_task("place", 0)
     work = tmp_path / "work"
     suite.prepare_workspace(task, work)
-    result = suite.run_program(task, "import time\nwhile True:\n    time.sleep(1)\n", work, timeout_s=3)
+    result = suite.run_program(task, "import time\nwhile True:\n    time.sleep(1)\n", work, timeout_s=3).result
     assert result.status == "timeout"
     final = json.loads((work / "record" / "final_state.json").read_text())
     assert "timeout" in json.dumps(final)
@@ -117,7 +118,7 @@ def test_a_program_cannot_import_the_reference_skills(tmp_path):
     task = make_task("place", 0)
     work = tmp_path / "work"
     suite.prepare_workspace(task, work)
-    result = suite.run_program(task, SKILLS, work, timeout_s=120)
+    result = suite.run_program(task, SKILLS, work, timeout_s=120).result
     assert not result.ok
     assert "ModuleNotFoundError" in result.output_tail and "simreflect.suites.workshop.reference" in result.output_tail
     verdict = suite.verify(task, work)
@@ -158,7 +159,7 @@ def test_a_rounds_workspace_holds_no_earlier_record(tmp_path):
     assert suite.run_program(task, LOOK.replace("MARK", "one"), first, timeout_s=120).ok
     assert "round one" in (first / "record" / "commands.jsonl").read_text()
     shutil.copytree(first, second)
-    result = suite.run_program(task, LOOK.replace("MARK", "two"), second, timeout_s=120)
+    result = suite.run_program(task, LOOK.replace("MARK", "two"), second, timeout_s=120).result
     assert result.ok, result.output_tail
     seen = json.loads(next(x for x in result.output_tail.splitlines() if x.startswith("LOOK "))[5:])
     assert "record" not in seen and "task.json" in seen
@@ -166,21 +167,24 @@ def test_a_rounds_workspace_holds_no_earlier_record(tmp_path):
     assert "round two" in commands and "round one" not in commands
 
 
-def test_the_final_states_kept_in_memory_are_bounded(tmp_path):
-    """verify() answers from memory for the last MAX_FINALS runs and from the record for older ones."""
+def test_verify_reads_the_run_it_is_handed_and_keeps_nothing(tmp_path):
+    """verify() grades the final state of the ProgramRun it is given, and without one the record in
+    the work directory: nothing is remembered between calls, so a fresh suite object (another
+    process) gives the same verdict for the same arguments."""
+    from simreflect.core.program import ProgramResult, ProgramRun
     from simreflect.suites.workshop.session import Session
-    from simreflect.suites.workshop.suite import MAX_FINALS, RECORD_DIR
+    from simreflect.suites.workshop.suite import RECORD_DIR
 
     suite = WorkshopSuite()
     task = make_task("place", 0)
-    oldest = tmp_path / "w0"
-    suite.prepare_workspace(task, oldest)
-    session = Session(suite.spec(task), record_dir=oldest / RECORD_DIR)
+    work = tmp_path / "w0"
+    suite.prepare_workspace(task, work)
+    session = Session(suite.spec(task), record_dir=work / RECORD_DIR)
     session.finish({"summary": "nothing"})
-    suite._remember(oldest, {"boards": {}})  # what memory says differs from the record
-    assert suite.verify(task, oldest).invalid  # a state without board A: from memory
-    for k in range(1, MAX_FINALS + 1):
-        suite._remember(tmp_path / f"w{k}", None)
-    assert len(suite._finals) == MAX_FINALS
-    verdict = suite.verify(task, oldest)  # forgotten: read from its record
+    run = ProgramRun(ProgramResult("ok", 0, "", 0.0), {"boards": {}})  # what the run says differs from the record
+    assert suite.verify(task, work, run).invalid  # a state without board A: the run's
+    assert WorkshopSuite().verify(task, work, run).invalid
+    verdict = suite.verify(task, work)  # no run: read from its record
     assert not verdict.invalid and not verdict.passed and not verdict.check("boards_placed").passed
+    assert WorkshopSuite().verify(task, work).to_dict() == verdict.to_dict()
+    assert not vars(suite)  # no state on the suite object at all

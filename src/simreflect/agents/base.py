@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.records import RoundRecord
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
 
@@ -52,11 +53,12 @@ class Observation:
     budget: int
     messages: tuple[dict[str, str], ...]  # the exact chat shown to the agent
     verdict: Verdict  # the current verdict, structured (baselines may read it)
-    # every earlier round of this episode: round, script, score, passed, accepted, errors, diagnosis,
-    # notes (the Action.notes a method recorded that round)
-    # (methods and search baselines rebuild their state from it, so a resumed run continues exactly)
-    history: tuple[dict[str, Any], ...] = ()
+    # every earlier round of this episode, as the store records it (core.records.RoundRecord: its
+    # script, score, acceptance, errors, diagnosis, the method_notes a method recorded, the report it
+    # showed); methods and search baselines rebuild their state from it, so a resumed run continues exactly
+    history: tuple[RoundRecord, ...] = ()
     run: int = 0  # which of the run's independent repetitions this episode is
+    report: str = ""  # the verifier report this round shows (the last message of `messages` ends with it)
 
 
 @dataclass(frozen=True)

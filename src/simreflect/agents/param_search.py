@@ -63,6 +63,7 @@ from typing import Any
 import numpy as np
 
 from simreflect.agents.base import Action, Observation
+from simreflect.core.records import RoundRecord
 
 SIGMA0 = math.log(1.5)  # first steps: a factor of about 1.5 (1.28-1.76 with the jitter)
 SIGMA_MIN = math.log(1.1)
@@ -343,29 +344,26 @@ def replay(literals: Sequence[Literal], source: str, seed: list[int], round_no: 
 
 # ----- what the loop gives ---------------------------------------------------------------------------
 
-def scores_from_history(history: Sequence[dict[str, Any]]) -> tuple[dict[int, float | None], dict[int, str]]:
+def scores_from_history(history: Sequence[RoundRecord]) -> tuple[dict[int, float | None], dict[int, str]]:
     scores: dict[int, float | None] = {}
     scripts: dict[int, str] = {}
     for h in history:
-        try:
-            k = int(h["round"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        if not h.get("accepted"):
+        k = h.round
+        if not h.accepted:
             scores[k] = FAILED
         else:
-            s = h.get("score")
+            s = h.score
             scores[k] = float(s) if isinstance(s, (int, float)) and not isinstance(s, bool) else None
-        if isinstance(h.get("script"), str):
-            scripts[k] = h["script"]
+        if isinstance(h.script, str):
+            scripts[k] = h.script
     return scores, scripts
 
 
-def source_score_from(history: Sequence[dict[str, Any]]) -> float | None:
+def source_score_from(history: Sequence[RoundRecord]) -> float | None:
     """The source's verified score, as round 1's diagnosis stated it (the agent wrote it there)."""
     for h in history:
-        if h.get("round") == 1:
-            m = _SOURCE_RE.search(str(h.get("diagnosis") or ""))
+        if h.round == 1:
+            m = _SOURCE_RE.search(h.diagnosis or "")
             if m:
                 try:
                     return float(m.group(1))

@@ -8,26 +8,27 @@ rejected, is an invalid attempt (no score). An episode stopped by infrastructure
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from simreflect.analysis.trajectory import Attempt, Trajectory
+from simreflect.core.records import RoundRecord
 from simreflect.core.suite import Suite
 
 
 def trajectory_of(row: dict[str, Any], fields: dict[str, Any], method: str, model: str, budget: int,
-                  suite: Suite, records: list[dict[str, Any]]) -> Trajectory:
+                  suite: Suite, records: Sequence[RoundRecord]) -> Trajectory:
     attempts = []
     if row["rounds"] and row["rounds"][0].get("score_before") is not None:
         attempts.append(Attempt(index=0, score=float(row["rounds"][0]["score_before"]), passed=False))
-    by_round = {r["round"]: r for r in records}
+    by_round = {r.round: r for r in records}
     for r in row["rounds"]:
-        rec = by_round.get(r["round"], {})
+        rec = by_round.get(r["round"])
         if r.get("accepted") and r.get("score") is not None:
-            flags = suite.attempt_flags(rec.get("verdict") or {})
-            attempts.append(Attempt(index=r["round"], score=float(r["score"]), passed=bool(rec.get("passed")),
+            flags = suite.attempt_flags((rec.verdict if rec else None) or {})
+            attempts.append(Attempt(index=r["round"], score=float(r["score"]), passed=bool(rec and rec.passed),
                                     program=r.get("script"), **flags))
         else:
-            reason = r.get("error") or ("the verifier rejected the artefact" if rec.get("rejected") else "invalid")
+            reason = r.get("error") or ("the verifier rejected the artefact" if rec and rec.rejected else "invalid")
             attempts.append(Attempt(index=r["round"], score=None, passed=False, program=r.get("script"),
                                     invalid_reason=reason))
     end = row.get("end_reason") if row["finished"] else "infra"

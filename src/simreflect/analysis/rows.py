@@ -1,18 +1,18 @@
-"""One row per episode x level, derived from a run's attempt records (the runs.jsonl rows)."""
+"""One row per episode x level, derived from a run's round records (the runs.jsonl rows)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from simreflect.core.records import EpisodeLog, RoundRecord
 from simreflect.core.suite import Suite
-from simreflect.run.store import EpisodeLog
 
 
 def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -> dict[str, Any]:
-    rounds = log.rounds
-    scripts = [r for r in rounds if r.get("program") is not None]
-    crashed = [r for r in scripts if r["program"]["status"] != "ok"]
-    solved_round = next((r["round"] for r in rounds if r.get("passed")), None)
+    rounds = log.round_records()
+    scripts = [r for r in rounds if r.program is not None]
+    crashed = [r for r in scripts if not r.ran]
+    solved_round = next((r.round for r in rounds if r.passed), None)
     return {
         "task": task.id,
         "level": level,
@@ -24,35 +24,36 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
         "rounds_used": len(rounds),
         "scripts": len(scripts),
         "crashes": len(crashed),
-        "no_program": sum(1 for r in rounds if r.get("program") is None and not r.get("harness_error")),
+        "no_program": sum(1 for r in rounds if r.program is None and not r.harness_error),
         # rounds whose program or artefact the harness itself failed on (counted apart, blamed on nobody)
-        "harness_errors": sum(1 for r in rounds if r.get("harness_error")),
-        "tokens": sum(int(r.get("usage", {}).get("total_tokens", 0)) for r in rounds),
+        "harness_errors": sum(1 for r in rounds if r.harness_error),
+        "tokens": sum(int(r.usage.get("total_tokens", 0)) for r in rounds),
         "infra_errors": [e["error"] for e in log.infra_errors],
         "subsets": suite.subsets(task),
-        "flags": suite.episode_flags(rounds),
-        "aux_calls": sum(int(r.get("usage", {}).get("aux_calls", 0)) for r in rounds),
-        "rounds": [
-            {
-                "round": r["round"],
-                "prompt": r["prompt"],
-                "diagnosis": r.get("diagnosis", ""),
-                "script": r.get("script"),
-                "error": r.get("error") or _harness_text(r.get("harness_error"))
-                or (None if r.get("program") is None or r["program"]["status"] == "ok"
-                    else f"{r['program']['status']}: {r['program']['reason']}"),
-                "output_tail": (r.get("program") or {}).get("output_tail", ""),
-                "errors_before": r.get("errors_before", []),
-                "errors_after": r.get("errors_after", []),
-                "score_before": r.get("score_before"),
-                "score": r.get("score"),
-                "accepted": bool(r.get("accepted")),
-                "harness_error": r.get("harness_error"),
-                "usage": r.get("usage", {}),
-                "method_notes": r.get("method_notes", {}),
-            }
-            for r in rounds
-        ],
+        "flags": suite.episode_flags(log.rounds),
+        "aux_calls": sum(int(r.usage.get("aux_calls", 0)) for r in rounds),
+        "rounds": [_round_row(r) for r in rounds],
+    }
+
+
+def _round_row(r: RoundRecord) -> dict[str, Any]:
+    program = r.program or {}
+    return {
+        "round": r.round,
+        "prompt": list(r.prompt),
+        "diagnosis": r.diagnosis,
+        "script": r.script,
+        "error": r.error or _harness_text(r.harness_error)
+        or (None if r.program is None or r.ran else f"{program['status']}: {program['reason']}"),
+        "output_tail": program.get("output_tail", ""),
+        "errors_before": list(r.errors_before),
+        "errors_after": list(r.errors_after),
+        "score_before": r.score_before,
+        "score": r.score,
+        "accepted": r.accepted,
+        "harness_error": r.harness_error,
+        "usage": r.usage,
+        "method_notes": r.method_notes,
     }
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from simreflect.core.evidence import EvidenceLevel
-from simreflect.core.program import ProgramResult
+from simreflect.core.program import ProgramResult, ProgramRun
 from simreflect.core.sandbox import SandboxUnavailable
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
@@ -103,14 +103,16 @@ def guarded(stage: str, step: Callable[..., T], *args: Any,
         return None, HarnessFailure.of(stage, e)
 
 
-def check_and_verify(suite: Suite, task: Task, work: Path) -> tuple[Verdict, HarnessFailure | None]:
-    """The verdict of what a program left in `work`: refused when the work directory holds what
-    `copy_workspace` will not copy, or when the check or the verifier raised."""
+def check_and_verify(suite: Suite, task: Task, work: Path,
+                     run: ProgramRun | None = None) -> tuple[Verdict, HarnessFailure | None]:
+    """The verdict of what a program left in `work` (and `run`, what run_program returned for it):
+    refused when the work directory holds what `copy_workspace` will not copy, or when the check or
+    the verifier raised."""
     scan, failure = guarded("check", copy_workspace, work)
     if failure is None and not scan.ok:
         return suite.refuse(scan.refusal()), None
     if failure is None:
-        verdict, failure = guarded("verify", suite.verify, task, work)
+        verdict, failure = guarded("verify", suite.verify, task, work, run)
         if failure is None:
             return verdict, None
     return suite.refuse(failure.describe()), failure
@@ -121,12 +123,13 @@ def attempt(suite: Suite, task: Task, program: str, work: Path, timeout_s: float
     """Run `program` on the prepared work directory `work`, check what it left, verify it and
     (with `level`) render the accepted verdict's report. Never raises for what the input does."""
     t0 = time.monotonic()
-    result, failure = guarded("run_program", suite.run_program, task, program, work, timeout_s)
+    run, failure = guarded("run_program", suite.run_program, task, program, work, timeout_s)
     if failure is not None:
         return AttemptOutcome(None, harness=failure)
+    result = run.result
     if not result.ok:
         return AttemptOutcome(result)
-    verdict, failure = check_and_verify(suite, task, work)
+    verdict, failure = check_and_verify(suite, task, work, run)
     seconds = round(time.monotonic() - t0 - result.seconds, 4)
     report = None
     if level is not None and failure is None and not verdict.invalid:

@@ -23,13 +23,11 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from simreflect.core.attempt import attempt
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
 from simreflect.core.returns import ReturnRule, budget_discount
+from simreflect.core.rounds import play_round, round_feedback, system_prompt
 from simreflect.core.selection import select_ids
-from simreflect.core.workspace import copy_workspace
-from simreflect.run.episode import round_feedback, round_outcome_fields, system_prompt
 
 MAX_TEXT = 400_000
 #: Every Unicode character of the Basic Multilingual Plane except surrogates: any program fits.
@@ -61,6 +59,7 @@ class RepairEnv(gym.Env):
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._task = None
         self._state: Path | None = None
+        self._report = ""
         self._round = 0
         self._attempt_rewards: list[float] = []
 
@@ -83,8 +82,8 @@ class RepairEnv(gym.Env):
         self._round = 0
         self._attempt_rewards = []
         self._system = system_prompt(self.suite, self._task, self.level)
-        report = self.suite.observe(self._task, self._verdict, self.level)
-        obs = self._system + "\n\n" + round_feedback(1, self.budget, None, report)
+        self._report = self.suite.observe(self._task, self._verdict, self.level)
+        obs = self._system + "\n\n" + round_feedback(1, self.budget, None, self._report)
         return obs, self._info(None)
 
     def step(self, action: str):
@@ -93,26 +92,23 @@ class RepairEnv(gym.Env):
         if self._round >= self.budget or self._verdict.passed:
             raise RuntimeError("the episode is over; call reset()")
         self._round += 1
-        work = self._state.parent / f"round{self._round}"
-        copy_workspace(self._state, work)
-        # whatever the suite raises on this program or what it left is the attempt's failure, never the trainer's
-        outcome = attempt(self.suite, self._task, str(action), work, self.timeout_s)
-        result = outcome.program
-        record = round_outcome_fields(outcome, self._verdict)  # the loop's own account, so feedback reads alike
+        # the loop's own round (core.rounds): whatever the suite raises on this program or what it
+        # left is the attempt's failure, never the trainer's, and the feedback reads alike
+        played = play_round(self.suite, self._task, self._state.parent / f"round{self._round}", self._state,
+                            self._verdict, self._report, str(action), self._round, self.timeout_s, self.level)
+        outcome = played.outcome
         attempt_reward = float(self.suite.crash_reward)
         if outcome.verdict is not None:
             attempt_reward = float(outcome.verdict.reward)
-            if outcome.accepted:
-                self._state, self._verdict = work, outcome.verdict
+        self._state, self._verdict, self._report = played.state, played.verdict, played.report
         before = self.returns.of(self._attempt_rewards)
         self._attempt_rewards.append(attempt_reward)
         reward = self.returns.of(self._attempt_rewards) - before
         terminated = self._verdict.passed
         truncated = not terminated and self._round >= self.budget
-        report = self.suite.observe(self._task, self._verdict, self.level)
-        obs = round_feedback(self._round + 1, self.budget, record, report)
-        info = self._info(result)
-        info["harness_error"] = record.get("harness_error")  # the harness failed on this input (None: it did not)
+        obs = round_feedback(self._round + 1, self.budget, played.record, self._report)
+        info = self._info(outcome.program)
+        info["harness_error"] = played.record.harness_error  # the harness failed on this input (None: it did not)
         return obs, reward, terminated, truncated, info
 
     def _info(self, result) -> dict[str, Any]:

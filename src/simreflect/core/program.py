@@ -68,6 +68,22 @@ class ProgramResult:
         return out
 
 
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """What a suite's `run_program` hands to its `verify`: the program's process result and the
+    suite's handle on the artefact the run produced (pace's Evaluation, the workshop's final
+    session state, audit's run record; None for a suite whose artefact is the work directory
+    alone). Passed explicitly, so `verify` depends on its arguments only, never on what a suite
+    object remembers from an earlier call."""
+
+    result: ProgramResult
+    artefact: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
 #: The longest program a suite writes and runs (a model's answer is at most 400k characters).
 MAX_PROGRAM_CHARS = 1_000_000
 

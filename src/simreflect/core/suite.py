@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 
 from simreflect.core.evidence import EvidenceLevel
-from simreflect.core.program import ProgramResult
+from simreflect.core.program import ProgramRun
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
 
@@ -44,12 +44,16 @@ class Suite(ABC):
         """Write into `workdir` exactly the files the agent's program may see and edit."""
 
     @abstractmethod
-    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float) -> ProgramResult:
-        """Run an untrusted program against a prepared workspace (never in this process)."""
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float) -> ProgramRun:
+        """Run an untrusted program against a prepared workspace (never in this process); the
+        result carries the artefact handle `verify` reads (see ProgramRun)."""
 
     @abstractmethod
-    def verify(self, task: Task, workdir: Path) -> Verdict:
-        """Verify the artefact left in `workdir` (a prepared workspace, edited or not)."""
+    def verify(self, task: Task, workdir: Path, run: ProgramRun | None = None) -> Verdict:
+        """Verify the artefact of `run` (what `run_program` returned for `workdir`) or, without a
+        run, the one left in `workdir` (a prepared workspace, edited or not, or a work directory
+        this suite did not run: offline grading, export). The same arguments give the same verdict
+        in any process: nothing is remembered between calls."""
 
     @abstractmethod
     def oracle(self, task: Task) -> str:

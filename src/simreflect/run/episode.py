@@ -16,26 +16,19 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from simreflect.agents.base import Action, Agent, InfrastructureError, Observation
-from simreflect.core.attempt import AttemptOutcome, HarnessFailure, TrustedSideFailure, attempt, guarded
+from simreflect.core.attempt import AttemptOutcome, TrustedSideFailure, attempt, guarded
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.records import EndRecord, InfraErrorRecord, RoundRecord
+from simreflect.core.rounds import play_round, round_feedback, system_prompt
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
-from simreflect.core.verdict import Verdict
-from simreflect.core.workspace import UnsafeWorkspace, copy_workspace
+from simreflect.core.workspace import copy_workspace
 from simreflect.run.store import EpisodeLog, RunStore
-
-ANSWER_FORMAT = """\
-## Answer format
-Answer with one JSON object: {"diagnosis": "<what is wrong and what your script changes>",
-"script": "<the complete Python script>"}. If you cannot produce JSON, put the script in a single
-```python fenced block.
-"""
-
 
 @dataclass(frozen=True)
 class EpisodeOutcome:
@@ -45,36 +38,6 @@ class EpisodeOutcome:
     solved: bool
     rounds: int
     run: int = 0
-
-
-def system_prompt(suite: Suite, task: Task, level: EvidenceLevel) -> str:
-    return "\n".join([suite.instruction(task), suite.interface_notes(level), ANSWER_FORMAT])
-
-
-#: Characters of a rejection's reason shown to the agent.
-MAX_REASON_CHARS = 600
-
-
-def round_feedback(round_no: int, budget: int, record: dict[str, Any] | None, report: str) -> str:
-    """The user message of a round: what happened to the last program, then the current report."""
-    parts = []
-    if record is not None:
-        prog = record.get("program") or {}
-        if record.get("error"):
-            parts.append(f"Your previous answer was not used: {record['error']}.")
-        elif prog.get("status") != "ok":
-            tail = (prog.get("output_tail") or "").strip()
-            parts.append(f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); nothing it did "
-                         "was kept." + (f" Its output ended with:\n{tail}" if tail else ""))
-        elif record.get("rejected"):
-            why = str((record.get("verdict") or {}).get("invalid") or "")[:MAX_REASON_CHARS]
-            parts.append("Your previous script ran, but the verifier could not accept what it left"
-                         + (f" ({why})" if why else "") + "; nothing it did was kept.")
-        else:
-            parts.append("Your previous script ran; the verifier checked what it left.")
-    parts.append(f"Round {round_no} of {budget}.")
-    parts.append(report)
-    return "\n\n".join(parts)
 
 
 def _workspace_for(run_dir: Path, task: Task, level: str, run: int = 0) -> Path:
@@ -154,41 +117,40 @@ def run_episode(
 
     # after the last round recorded (a round whose record was damaged and skipped still cost its place)
     for round_no in range((log.rounds[-1]["round"] if log.rounds else 0) + 1, budget + 1):
-        last = log.rounds[-1] if log.rounds else None
+        last = RoundRecord.from_dict(log.rounds[-1]) if log.rounds else None
         user = round_feedback(round_no, budget, last, report)
         shown = _shown_rounds(log.rounds, history)
         chat = [m for rec in shown for m in ({"role": "user", "content": rec["prompt"][-1]["content"]},
                                               {"role": "assistant", "content": rec.get("answer", "")})]
         messages = ({"role": "system", "content": system}, *chat, {"role": "user", "content": user})
         obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict,
-                          history=tuple(_summary(r) for r in log.rounds), run=run)
+                          history=tuple(RoundRecord.from_dict(r) for r in log.rounds), run=run, report=report)
         t0 = time.monotonic()
         try:
             # reading a hostile answer must not end the run; an endpoint that is down is not the answer's doing
             action, failure = guarded("agent", agent.act, obs, let_through=(InfrastructureError,))
         except InfrastructureError as e:
-            store.append({"type": "infra_error", **ids, "round": round_no, "error": str(e),
-                          "seconds": round(time.monotonic() - t0, 3)})
+            store.append(InfraErrorRecord(task.id, level_name, round_no, str(e), round(time.monotonic() - t0, 3),
+                                          run).to_dict())
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
         act_s = time.monotonic() - t0
         if failure is not None:
             action = Action(program=None, error=failure.describe())
         try:
-            record, new_state, verdict, report = _play_round(suite, task, base, state, verdict, report, action,
-                                                             round_no, timeout_s, level)
+            played = play_round(suite, task, base / f"round{round_no}", state, verdict, report, action.program,
+                                round_no, timeout_s, level, error=action.error)
         except TrustedSideFailure as e:  # not the answer's doing: recorded apart, the round is played again on resume
-            store.append({"type": "infra_error", **ids, "round": round_no, "error": f"the verifier failed: {e}"[:2000],
-                          "seconds": round(time.monotonic() - t0, 3)})
+            store.append(InfraErrorRecord(task.id, level_name, round_no, f"the verifier failed: {e}"[:2000],
+                                          round(time.monotonic() - t0, 3), run).to_dict())
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
-        if failure is not None:
-            record["harness_error"] = failure.to_dict()
-        sent = list(action.messages) if action.messages is not None else list(messages)
-        record.update({**ids, "prompt": sent, "answer": action.raw, "diagnosis": action.diagnosis,
-                       "usage": action.usage.to_dict(), "method_notes": action.notes,
-                       "agent_seconds": round(act_s, 3)})
-        store.append(record)
-        log.rounds.append(record)
-        state = new_state
+        sent = tuple(action.messages) if action.messages is not None else messages
+        record = replace(played.record, task=task.id, level=level_name, run=run, prompt=sent, answer=action.raw,
+                         diagnosis=action.diagnosis, usage=action.usage.to_dict(), method_notes=action.notes,
+                         agent_seconds=round(act_s, 3),
+                         harness_error=failure.to_dict() if failure is not None else played.record.harness_error)
+        state, verdict, report = played.state, played.verdict, played.report
+        store.append(record.to_dict())
+        log.rounds.append(record.to_dict())
         if verdict.passed:
             break
         if _invalid_tail(log.rounds) >= invalid_streak > 0:
@@ -218,59 +180,6 @@ def _invalid_tail(rounds: list[dict[str, Any]]) -> int:
     return n
 
 
-def _summary(rec: dict[str, Any]) -> dict[str, Any]:
-    """What methods and baselines may read of an earlier round (they rebuild their state from it)."""
-    return {"round": rec["round"], "script": rec.get("script"), "score": rec.get("score"),
-            "passed": bool(rec.get("passed")), "accepted": bool(rec.get("accepted")),
-            "errors": rec.get("errors_after", []), "diagnosis": rec.get("diagnosis", ""),
-            "notes": rec.get("method_notes") or {}}  # what a method recorded that round (its state replays from it)
-
-
-def _play_round(suite: Suite, task: Task, base: Path, state: Path, before: Verdict, report: str, action: Action,
-                round_no: int, timeout_s: float, level: EvidenceLevel) -> tuple[dict[str, Any], Path, Verdict, str]:
-    """One round: (its record, the workspace and verdict and report the next round starts from)."""
-    record: dict[str, Any] = {"type": "round", "round": round_no, "script": action.program, "error": action.error,
-                              "errors_before": before.errors, "score_before": before.score, "score": None,
-                              "program": None, "accepted": False, "rejected": False}
-    unchanged = (state, before, report)
-    if action.program is None:
-        record.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
-        record["error"] = action.error or "no program in the answer"
-        return (record, *unchanged)
-    work = base / f"round{round_no}"
-    shutil.rmtree(work, ignore_errors=True)  # a round cut short by a kill starts over
-    try:
-        copy_workspace(state, work)
-        outcome = attempt(suite, task, action.program, work, timeout_s, level)
-    except UnsafeWorkspace as e:  # the accepted workspace changed since (a lingering process, degraded mode)
-        outcome = AttemptOutcome(None, harness=HarnessFailure.of("copy", e))
-    record.update(round_outcome_fields(outcome, before))
-    if not outcome.accepted:
-        return (record, *unchanged)
-    return record, work, outcome.verdict, outcome.report
-
-
-def round_outcome_fields(outcome: AttemptOutcome, before: Verdict) -> dict[str, Any]:
-    """The fields of a round record that say what its attempt came to (`before`: the verdict it
-    started from, which stands when the attempt changed nothing)."""
-    out: dict[str, Any] = {"program": None if outcome.program is None else outcome.program.to_dict()}
-    if outcome.harness is not None:
-        out["harness_error"] = outcome.harness.to_dict()
-    if outcome.verdict is None:  # the program did not run to success, or could not be run
-        if outcome.program is None:
-            out["error"] = outcome.harness.describe()
-        out.update(errors_after=before.errors, passed=False, verdict=before.to_dict())
-        return out
-    out["verify_seconds"] = outcome.verify_seconds
-    verdict = outcome.verdict
-    if not outcome.accepted:
-        out.update(rejected=True, errors_after=verdict.errors, passed=False, verdict=verdict.to_dict())
-        return out
-    out.update(accepted=True, errors_after=verdict.errors, passed=verdict.passed, verdict=verdict.to_dict(),
-               score=verdict.score)
-    return out
-
-
 def _why_not_accepted(outcome: AttemptOutcome) -> str:
     if outcome.harness is not None:
         return f"{outcome.harness.describe()}: {outcome.harness.message}"
@@ -281,6 +190,6 @@ def _why_not_accepted(outcome: AttemptOutcome) -> str:
 
 def _finish(store: RunStore, ids: dict[str, Any], log: EpisodeLog, reason: str, base: Path) -> EpisodeOutcome:
     solved = reason == "solved"
-    store.append({"type": "end", **ids, "solved": solved, "reason": reason, "rounds": len(log.rounds)})
+    store.append(EndRecord(ids["task"], ids["level"], solved, reason, len(log.rounds), ids.get("run", 0)).to_dict())
     shutil.rmtree(base, ignore_errors=True)
     return EpisodeOutcome(ids["task"], ids["level"], "finished", solved, len(log.rounds), ids.get("run", 0))

@@ -1,9 +1,11 @@
-"""The format of a run's records: its version, the fields every reader needs, the legacy upgrade.
+"""The format of a run's records: its version, the fields every reader needs, the upgrade of older ones.
 
-Every record appended to attempts.jsonl, and config.json, carries `store_format` (FORMAT). A record
-without it is of the legacy format (1: everything written before the store had versions, the same
-fields as format 2 but for `harness_error`, and, in the oldest runs, without round scores, method
-notes or end reasons): it is upgraded as it is read. `check_record` returns the record as the
+Every record appended to attempts.jsonl, and config.json, carries `store_format` (FORMAT, defined
+with the typed records in core/records.py). A record of an older format is upgraded as it is
+read: the legacy format (1: everything written before the store had versions, the same fields as
+format 2 but for `harness_error`, and, in the oldest runs, without round scores, method notes or
+end reasons) and format 2 (rounds without their `report`, recovered from the round's chat:
+core.records.report_from_prompt). `check_record` returns the record as the
 readers (resume, report, rescore, rows, the viewer) may index it, every optional field present, or
 the reason it cannot be read: a field a reader needs missing or of the wrong type, an unknown type,
 a newer format. The store skips such a line and names it with its line number; nothing a damaged
@@ -15,9 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-FORMAT = 2
-FORMAT_KEY = "store_format"
-LEGACY_FORMAT = 1
+from simreflect.core.records import FORMAT, FORMAT_KEY, LEGACY_FORMAT, report_from_prompt
 
 _REQUIRED = object()
 _NUMBER = (int, float)
@@ -61,6 +61,7 @@ _FIELDS: dict[str, tuple[_Field, ...]] = {
         _Field("usage", (dict,), lambda rec: {}),
         _Field("method_notes", (dict,), lambda rec: {}),
         _Field("harness_error", (dict,), None, nullable=True, written=False),
+        _Field("report", (str,), lambda rec: report_from_prompt(rec["prompt"], rec["method_notes"])),
     ),
     "infra_error": (_Field("round", (int,), 0), _Field("error", (str,), "")),
     "end": (
@@ -75,13 +76,18 @@ RECORD_TYPES = tuple(_FIELDS)
 @dataclass(frozen=True)
 class CheckedRecord:
     """A line of the log as read: the record ready for the readers, or why there is none.
-    `legacy` marks a record upgraded from the legacy format; `filled` names optional fields of a
-    current-format record that were missing and read with their defaults."""
+    `upgraded_from` is the older format a record was upgraded from (None: written in this one);
+    `filled` names optional fields of a current-format record that were missing and read with
+    their defaults."""
 
     record: dict[str, Any] | None
     problem: str = ""
-    legacy: bool = False
+    upgraded_from: int | None = None
     filled: tuple[str, ...] = ()
+
+    @property
+    def legacy(self) -> bool:
+        return self.upgraded_from == LEGACY_FORMAT
 
 
 def stamp(record: dict[str, Any]) -> dict[str, Any]:
@@ -117,8 +123,8 @@ def check_record(rec: Any) -> CheckedRecord:
     if problem:
         return CheckedRecord(None, f"{kind} record: {problem}")
     out[FORMAT_KEY] = FORMAT
-    legacy = FORMAT_KEY not in rec
-    return CheckedRecord(out, legacy=legacy, filled=() if legacy else tuple(filled))
+    upgraded = None if version == FORMAT else version
+    return CheckedRecord(out, upgraded_from=upgraded, filled=() if upgraded else tuple(filled))
 
 
 def _is_number(value: Any) -> bool:

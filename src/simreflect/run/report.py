@@ -94,7 +94,7 @@ def trajectories_of(run_dir: Path, config: RunConfig | None = None, rows: list[d
         log = logs[episode_key(row["task"], row["level"], row.get("run", 0))]
         # evidence levels are separate conditions: with several, each is its own method label
         method = config.method if len(config.levels) == 1 else f"{config.method} {row['level']}"
-        out.append(trajectory_of(row, fields, method, model, config.rounds, suite, log.rounds))
+        out.append(trajectory_of(row, fields, method, model, config.rounds, suite, log.round_records()))
     return out
 
 

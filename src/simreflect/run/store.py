@@ -13,7 +13,7 @@ Layout of a run directory:
 
 A line cut short by a kill is ignored when the log is read (it was never a finished record); a
 damaged line elsewhere is reported, never silently dropped. Records and config.json carry the
-store's format version (records.py): a record of the legacy format is upgraded as it is read, one
+store's format version (records.py): a record of an older format is upgraded as it is read, one
 that is damaged, of a newer format or without a field a reader needs is skipped, and each is
 named with its line number (`read().problems`, `read().upgraded`; the summary lists them).
 """
@@ -25,12 +25,13 @@ import json
 import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simreflect.core.records import FORMAT, FORMAT_KEY, LEGACY_FORMAT, EpisodeLog
 from simreflect.core.untrusted import JsonLimits, load_json
-from simreflect.run.records import FORMAT, FORMAT_KEY, LEGACY_FORMAT, check_record, line_ranges, stamp
+from simreflect.run.records import check_record, line_ranges, stamp
 
 ATTEMPTS = "attempts.jsonl"
 CONFIG = "config.json"
@@ -59,15 +60,6 @@ class StoreRead:
     records: list[dict[str, Any]]
     problems: list[str]
     upgraded: list[str]
-
-
-@dataclass
-class EpisodeLog:
-    """What the store holds about one episode x level."""
-
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    infra_errors: list[dict[str, Any]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
 
 
 class RunStore:
@@ -145,7 +137,7 @@ class RunStore:
         """The attempt log, every line checked (and upgraded) by records.check_record."""
         if not self.path.exists():
             return StoreRead([], [], [])
-        out, problems, legacy, filled = [], [], [], {}
+        out, problems, legacy, older, filled = [], [], [], {}, {}
         for n, raw in enumerate(self.path.read_bytes().split(b"\n"), start=1):
             if not raw.strip():
                 continue
@@ -160,12 +152,16 @@ class RunStore:
             out.append(checked.record)
             if checked.legacy:
                 legacy.append(n)
+            elif checked.upgraded_from is not None:
+                older.setdefault(checked.upgraded_from, []).append(n)
             for name in checked.filled:
                 filled.setdefault(name, []).append(n)
         upgraded = []
         if legacy:
             upgraded.append(f"{ATTEMPTS} lines {line_ranges(legacy)}: {len(legacy)} record(s) of the legacy format "
                             f"(no {FORMAT_KEY}) read as format {FORMAT}")
+        upgraded += [f"{ATTEMPTS} lines {line_ranges(lines)}: {len(lines)} record(s) of store format {version} read as "
+                     f"format {FORMAT}" for version, lines in sorted(older.items())]
         upgraded += [f"{ATTEMPTS} lines {line_ranges(lines)}: no {name!r}, read with its default"
                      for name, lines in sorted(filled.items())]
         return StoreRead(out, problems, upgraded)

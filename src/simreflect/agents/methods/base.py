@@ -45,10 +45,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simreflect.agents.base import Action, Observation, Usage
+from simreflect.core.records import split_feedback
 
 FAILED = float("-inf")  # the value of an attempt that produced nothing the verifier scored
-
-_ROUND_LINE = re.compile(r"^Round (\d+) of (\d+)\.[ \t]*$", re.MULTILINE)
 
 
 # ----- what a method sees of an attempt ----------------------------------------------------------------
@@ -67,6 +66,7 @@ class Attempt:
     notes: dict[str, Any] = field(default_factory=dict)  # what the method recorded in this attempt's round
     feedback: str = ""  # the loop's message about this attempt ("" when not known)
     learned: dict[str, Any] | None = None  # what the method learned from it (stored in the next round's notes)
+    shown_report: str | None = None  # the report on it the loop showed, from the records (None: not known)
 
     @property
     def value(self) -> float:
@@ -87,7 +87,9 @@ class Attempt:
     @property
     def report(self) -> str:
         """The verifier's report on this attempt ("" when it was not scored or is not known)."""
-        return split_feedback(self.feedback)[1] if self.scored else ""
+        if not self.scored:
+            return ""
+        return self.shown_report.strip() if self.shown_report is not None else split_feedback(self.feedback)[1]
 
     def label(self) -> str:
         if self.round == 0:
@@ -219,23 +221,34 @@ def attempts_of(obs: Observation) -> tuple[Attempt, list[Attempt]]:
     An attempt's feedback is the loop's next message (recorded by methods with `records_feedback` in
     the next round's notes; the latest one is the observation's own last message), and what a method
     learned from it is in the next round's notes under "learned"."""
-    history = sorted((dict(h) for h in (obs.history or ())), key=lambda h: int(h.get("round", 0)))
+    history = sorted(obs.history or (), key=lambda h: h.round)
     current = last_user(obs.messages)
-    notes = [h.get("notes") or {} for h in history]
+    notes = [h.method_notes or {} for h in history]
     first = notes[0] if notes else {}
     start = first.get("start_score", obs.verdict.score) if history else obs.verdict.score
     root = Attempt(0, None, _num(start), accepted=start is not None,
-                   feedback=str(first.get("feedback", "")) if history else current)
+                   feedback=str(first.get("feedback", "")) if history else current,
+                   shown_report=_shown_report(obs, history, 0, first if history else None))
     attempts = []
     for i, h in enumerate(history):
         nxt = notes[i + 1] if i + 1 < len(history) else None
         feedback = current if nxt is None else str(nxt.get("feedback", ""))
         learned = None if nxt is None else nxt.get("learned")
-        attempts.append(Attempt(int(h.get("round", i + 1)), h.get("script") if isinstance(h.get("script"), str) else None,
-                                _num(h.get("score")), bool(h.get("passed")), bool(h.get("accepted")),
-                                list(h.get("errors") or []), str(h.get("diagnosis") or ""), notes[i], feedback,
-                                learned if isinstance(learned, dict) else None))
+        attempts.append(Attempt(h.round, h.script, _num(h.score), h.passed, h.accepted, list(h.errors_after),
+                                h.diagnosis or "", notes[i], feedback, learned if isinstance(learned, dict) else None,
+                                _shown_report(obs, history, i + 1, nxt)))
     return root, attempts
+
+
+def _shown_report(obs: Observation, history: list, k: int, notes_after: dict[str, Any] | None) -> str | None:
+    """The report on the state after attempt k (0: the start) as the loop showed it: round k+1's
+    record (its report field), the observation's own for the latest; None where the method never
+    knew it (it did not keep that round's message) or the observation carries no report."""
+    if notes_after is None:
+        return obs.report or None
+    if "feedback" not in notes_after or k >= len(history):
+        return None
+    return history[k].report
 
 
 def _num(x: Any) -> float | None:
@@ -266,14 +279,6 @@ def task_text(obs: Observation) -> str:
     """The task as the agent is shown it (the system prompt)."""
     msgs = list(obs.messages)
     return str(msgs[0].get("content", "")) if msgs and msgs[0].get("role") == "system" else ""
-
-
-def split_feedback(text: str) -> tuple[str, str]:
-    """(what happened to the previous program, the current report) of a loop message."""
-    m = _ROUND_LINE.search(text or "")
-    if not m:
-        return "", (text or "").strip()
-    return text[:m.start()].strip(), text[m.end():].strip()
 
 
 def with_section(messages: tuple[dict[str, str], ...], title: str, body: str) -> tuple[dict[str, str], ...]:

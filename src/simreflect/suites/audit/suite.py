@@ -16,7 +16,7 @@ import numpy as np
 
 from simreflect.core.attempt import TrustedSideFailure
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult, refuse_program
+from simreflect.core.program import ProgramRun, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -78,9 +78,10 @@ def write_workspace(card: Card, workdir: Path, params: dict[str, Any]) -> None:
     write_workspace_file(workdir, notes.CONTRACT_FILE, notes.contract(card, params))
 
 
-def run_script(program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S) -> ProgramResult:
+def run_script(program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S) -> ProgramRun:
     """Run `program` as script.py in the sandbox with `workdir` as its only directory, then write the
-    run record. Stale outputs of an earlier round (raw.npz, the record) are removed first."""
+    run record (also the run's artefact). Stale outputs of an earlier round (raw.npz, the record)
+    are removed first."""
     workdir = Path(workdir)
     for stale in (notes.RAW_FILE, RUN_RECORD):
         remove_workspace_file(workdir, stale)
@@ -89,7 +90,7 @@ def run_script(program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S)
                            replace(SCRIPT_LIMITS, wall_s=timeout_s, cpu_s=timeout_s))
     record = {"script": program, "timeout_s": timeout_s, **result.to_dict()}
     write_workspace_file(workdir, RUN_RECORD, json.dumps(record))
-    return result
+    return ProgramRun(result, record)
 
 
 #: The record is ours (written after the run), but a run directory from elsewhere is data too.
@@ -108,6 +109,12 @@ def read_run_record(workdir: Path) -> dict[str, Any] | None:
         record = load_json(read_workspace_file(Path(workdir), RUN_RECORD, MAX_RECORD_BYTES), RECORD_LIMITS, RUN_RECORD)
     except (FileNotFoundError, UnsafeWorkspaceFile, OSError, Refusal):
         return None
+    return checked_run_record(record)
+
+
+def checked_run_record(record: Any) -> dict[str, Any] | None:
+    """`record` when it has the shape of a run record (read back from a work directory, or handed
+    over by run_program), else None."""
     if not isinstance(record, dict) or any(not _typed(record[k], t) for k, t in _RECORD_FIELDS.items() if k in record):
         return None
     timeout = finite_float(record.get("timeout_s", SCRIPT_TIMEOUT_S))
@@ -191,8 +198,11 @@ def run_integrity(card: Card, script: str, timeout_s: float, draws: int | None =
         return Integrity(reference=base.result(), variants=variants)
 
 
-def verify_workspace(card: Card, workdir: Path, do_variant: bool = True) -> Verdict:
-    record = read_run_record(workdir)
+def verify_workspace(card: Card, workdir: Path, do_variant: bool = True,
+                     run: ProgramRun | None = None) -> Verdict:
+    """The grade of the script's run in `workdir`: of the run record in `run` (what run_program
+    returned) or, without one, of the record the work directory holds."""
+    record = read_run_record(workdir) if run is None else checked_run_record(run.artefact)
     run = record_to_run(record)
     raw = read_raw(workdir) if run is not None else None
     if not do_variant:
@@ -285,11 +295,12 @@ class AuditSuite(Suite):
     def prepare_workspace(self, task: Task, workdir: Path) -> None:
         write_workspace(self.card(task), Path(workdir), dict(task.params))
 
-    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S) -> ProgramResult:
-        return refuse_program(program) or run_script(program, Path(workdir), timeout_s)
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = SCRIPT_TIMEOUT_S) -> ProgramRun:
+        refused = refuse_program(program)
+        return ProgramRun(refused) if refused is not None else run_script(program, Path(workdir), timeout_s)
 
-    def verify(self, task: Task, workdir: Path) -> Verdict:
-        return verify_workspace(self.card(task), Path(workdir))
+    def verify(self, task: Task, workdir: Path, run: ProgramRun | None = None) -> Verdict:
+        return verify_workspace(self.card(task), Path(workdir), run=run)
 
     def oracle(self, task: Task) -> str:
         return (self.card(task).directory / REFERENCE_FILE).read_text()
@@ -317,5 +328,5 @@ def grade_script(task_id: str, script: str, root: Path | None = None, timeout_s:
     with tempfile.TemporaryDirectory(prefix="simreflect-audit-") as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp) / "work"
         write_workspace(card, work, dict(card.params))
-        run_script(script, work, timeout_s)
-        return card, verify_workspace(card, work)
+        run = run_script(script, work, timeout_s)
+        return card, verify_workspace(card, work, run=run)

@@ -50,10 +50,10 @@ def run_controls(episode_dir: Path) -> dict[str, Any]:
             problems.append(f"no fix fails with {sorted(kinds)}, planted {sorted(task.hidden['kinds'])}")
         oracle_dir = Path(tmp) / "oracle"
         suite.prepare_workspace(task, oracle_dir)
-        result = suite.run_program(task, suite.oracle(task), oracle_dir)
-        oracle = suite.verify(task, oracle_dir) if result.ok else None
+        run = suite.run_program(task, suite.oracle(task), oracle_dir)
+        oracle = suite.verify(task, oracle_dir, run) if run.ok else None
         if oracle is None or not oracle.passed:
-            problems.append(f"oracle fix does not pass: {result.reason or (oracle.errors if oracle else '')}")
+            problems.append(f"oracle fix does not pass: {run.result.reason or (oracle.errors if oracle else '')}")
     return {"noop_errors": noop.errors, "noop_kinds": sorted(kinds), "oracle_passes": not any("oracle" in p for p in problems),
             "problems": problems}
 

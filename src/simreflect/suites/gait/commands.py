@@ -74,7 +74,7 @@ def gait_verify(
     except (ValueError, FileNotFoundError) as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    program = None
+    program = run = None
     with tempfile.TemporaryDirectory(prefix="simreflect-verify-") as tmp:
         workdir = Path(tmp) / "work"
         suite.prepare_workspace(task, workdir)
@@ -84,13 +84,14 @@ def gait_verify(
             except (OSError, UnicodeDecodeError) as e:
                 console.print(f"[red]error:[/red] cannot read {script}: {e}")
                 raise typer.Exit(2)
-            program = suite.run_program(task, source, workdir, timeout_s=timeout)
+            run = suite.run_program(task, source, workdir, timeout_s=timeout)
+            program = run.result
         if program is not None and not program.ok:
             from simreflect.core.verdict import Verdict
 
             verdict = Verdict.invalid_artefact(f"the fix script failed ({program.status}: {program.reason})")
         else:
-            verdict = suite.verify(task, workdir)
+            verdict = suite.verify(task, workdir, run)
     if as_json:
         out = verdict.to_dict()
         out["episode"] = task.id

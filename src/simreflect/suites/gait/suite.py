@@ -10,7 +10,7 @@ from pathlib import Path
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult, refuse_program
+from simreflect.core.program import ProgramRun, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -133,30 +133,31 @@ class GaitSuite(Suite):
         workdir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(Path(task.params["dir"]) / RIG_FILE, workdir / RIG_FILE)
 
-    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = FIX_TIMEOUT_S) -> ProgramResult:
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = FIX_TIMEOUT_S) -> ProgramRun:
         """Run a fix script in the sandbox: the work directory (rig.json and the script, fix.py) is
         all it can write, and all it sees of the episode. `timeout_s` bounds wall and CPU time.
         With the blender interface the script is a bpy script run by Blender on episode.blend."""
         refused = refuse_program(program)
         if refused is not None:
-            return refused
+            return ProgramRun(refused)
         if self.interface == "blender":
             from simreflect.suites.gait.blender import interface as blender
 
-            return blender.run_fix_script(program, Path(workdir), timeout_s)
+            return ProgramRun(blender.run_fix_script(program, Path(workdir), timeout_s))
         workdir = Path(workdir)
         write_workspace_file(workdir, FIX_SCRIPT, program)
         try:
             # -P: the work directory is not put on sys.path, so files the program left there cannot
             # stand in for the modules of a later run
-            return run_sandboxed(
+            return ProgramRun(run_sandboxed(
                 [sys.executable, "-P", "-m", "simreflect.suites.gait.fixrunner", SANDBOX_WORKDIR,
                  f"{SANDBOX_WORKDIR}/{FIX_SCRIPT}"],
-                workdir, replace(FIX_LIMITS, wall_s=timeout_s, cpu_s=timeout_s), package_modules=FIX_MODULES)
+                workdir, replace(FIX_LIMITS, wall_s=timeout_s, cpu_s=timeout_s), package_modules=FIX_MODULES))
         finally:
             remove_workspace_file(workdir, FIX_SCRIPT)
 
-    def verify(self, task: Task, workdir: Path) -> Verdict:
+    def verify(self, task: Task, workdir: Path, run: ProgramRun | None = None) -> Verdict:
+        """The rig left in `workdir` (the artefact is the work directory: `run` adds nothing)."""
         if self.interface == "blender":  # the saved .blend, read back by Blender, then the same verifier
             from simreflect.suites.gait.blender import interface as blender
 

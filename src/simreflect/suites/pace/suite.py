@@ -4,9 +4,9 @@ A pace Task is one (base task, target stage) pair: the agent starts from the bas
 design (program.py in the workspace, with task.json describing the visible environment) and must
 adapt it to the target stage within the budget (20 verified attempts). One round runs the new
 program through the sandbox and the simulator (`evaluate`); the verdict is the evaluation's
-constraints, score and report. Evaluations are deterministic, so `verify` may reuse the one
-`run_program` just made for the same program text (an in-memory cache keyed by task and program
-hash); without it, `verify` evaluates program.py from the workspace itself.
+constraints, score and report. `run_program` hands its Evaluation to `verify` in the ProgramRun
+it returns; without a run (a work directory this suite did not run), `verify` evaluates the
+workspace's program.py itself. Evaluations are deterministic, so both give the same verdict.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ import hashlib
 import json
 import os
 import tempfile
-from collections import OrderedDict
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult, refuse_program
+from simreflect.core.program import ProgramResult, ProgramRun, refuse_program
 from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
@@ -38,7 +37,6 @@ from simreflect.suites.pace.task import TARGETS, TaskSpec, load_spec, load_specs
 
 MAX_PROGRAM_BYTES = 1 << 20
 SAVED_TASK = "pace_task.json"
-CACHE_SIZE = 64
 
 
 def task_id(spec_id: str, stage: str) -> str:
@@ -72,7 +70,6 @@ class PaceSuite(Suite):
                     "disclose": "true: reveal the exact values of every changed variable (an intervention)"}
 
     def __init__(self, start: str = "source", disclose: bool = False) -> None:
-        self._cache: OrderedDict[tuple[str, str], Evaluation] = OrderedDict()
         if start not in ("source", "scratch"):
             raise ValueError(f"start must be source or scratch, not {start!r}")
         self.start, self.disclose = start, disclose
@@ -128,41 +125,30 @@ class PaceSuite(Suite):
         write_workspace_file(workdir, PROGRAM_FILE, start)
         write_workspace_file(workdir, TASK_FILE, task_description(spec, task.hidden["stage"]))
 
-    def _remember(self, task: Task, program: str, ev: Evaluation) -> None:
-        key = (task.id, hashlib.sha256(program.encode()).hexdigest())
-        self._cache[key] = ev
-        self._cache.move_to_end(key)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-
     def evaluation(self, task: Task, program: str, workdir: Path | None = None,
                    timeout_s: float = DEFAULT_TIMEOUT_S) -> Evaluation:
-        """The evaluation of `program` in the task's environment (cached by program hash)."""
-        key = (task.id, hashlib.sha256(program.encode()).hexdigest())
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
-        ev = evaluate(self.spec(task), task.hidden["stage"], program, workdir=workdir, timeout_s=timeout_s)
-        self._remember(task, program, ev)
-        return ev
+        """The evaluation of `program` in the task's environment (run afresh on every call)."""
+        return evaluate(self.spec(task), task.hidden["stage"], program, workdir=workdir, timeout_s=timeout_s)
 
-    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> ProgramResult:
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> ProgramRun:
         """Write program.py into the workspace and evaluate it: the program runs in the sandbox
-        (build, and the controller during the simulation); the result is its process's."""
+        (build, and the controller during the simulation); the result is its process's, the
+        artefact the Evaluation `verify` reads."""
         refused = refuse_program(program)
         if refused is not None:
-            return refused
+            return ProgramRun(refused)
         workdir = Path(workdir)
-        key = (task.id, hashlib.sha256(program.encode()).hexdigest())
-        self._cache.pop(key, None)  # a new round is a new run
         ev = self.evaluation(task, program, workdir=workdir, timeout_s=timeout_s)
         write_workspace_file(workdir, PROGRAM_FILE, program)
-        return ev.program if ev.program is not None else ProgramResult("error", None, "", 0.0, "not run")
+        result = ev.program if ev.program is not None else ProgramResult("error", None, "", 0.0, "not run")
+        return ProgramRun(result, ev)
 
     def refuse(self, reason: str) -> Verdict:
         return Verdict.invalid_artefact(reason, score=-100.0, reward=-1.0)  # as an unreadable program.py
 
-    def verify(self, task: Task, workdir: Path) -> Verdict:
+    def verify(self, task: Task, workdir: Path, run: ProgramRun | None = None) -> Verdict:
+        if run is not None and isinstance(run.artefact, Evaluation):
+            return run.artefact.verdict()
         try:
             program = read_workspace_file(Path(workdir), PROGRAM_FILE, MAX_PROGRAM_BYTES).decode("utf-8")
         except FileNotFoundError:
@@ -170,8 +156,7 @@ class PaceSuite(Suite):
         except (UnsafeWorkspaceFile, OSError, UnicodeDecodeError) as e:
             return Verdict.invalid_artefact(f"cannot read {PROGRAM_FILE}: {e}", score=-100.0, reward=-1.0)
         with tempfile.TemporaryDirectory(prefix="simreflect-pace-verify-") as tmp:
-            ev = self.evaluation(task, program, workdir=Path(tmp))
-        return ev.verdict()
+            return self.evaluation(task, program, workdir=Path(tmp)).verdict()
 
     def oracle(self, task: Task) -> str:
         return self.spec(task).reference(task.hidden["stage"])

@@ -6,8 +6,8 @@ runs the program in the core sandbox (no network but its own loopback; see run_p
 reaches the service), where the only parts of simreflect it sees are the relay and the HTTP client:
 the oracle is the reference controller with its skill library written into it
 (reference/program.py), so no program can call the reference's skills. verify() grades the final
-state this suite object kept in memory from its own service when it has one (the last MAX_FINALS
-work directories), and reads the record for any other (offline grading).
+state its own service kept, handed over in the ProgramRun run_program returns, and without a run
+reads it from the work directory's record (offline grading).
 """
 
 from __future__ import annotations
@@ -16,14 +16,12 @@ import json
 import shutil
 import sys
 import tempfile
-from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramResult, refuse_program
+from simreflect.core.program import ProgramRun, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -48,7 +46,6 @@ PROGRAM_LIMITS = Limits(wall_s=PROGRAM_TIMEOUT_S, cpu_s=PROGRAM_TIMEOUT_S, memor
                         output_kb=256, disk_mb=256)
 #: What a program sees of simreflect: the relay that carries its connections and the HTTP client.
 PROGRAM_MODULES = ("simreflect.core.relay", "simreflect.suites.workshop.client")
-MAX_FINALS = 32  # final states kept in memory (the record holds them all)
 
 
 def make_task(build: str, seed: int) -> Task:
@@ -68,9 +65,6 @@ class WorkshopSuite(Suite):
     name = "workshop"
     default_budget = 2  # rounds: each runs the program against a fresh session of the build
     subset_order = BUILD_NAMES
-
-    def __init__(self) -> None:
-        self._finals: OrderedDict[str, Optional[dict[str, Any]]] = OrderedDict()
 
     def load_tasks(self, root: Path | None = None) -> list[Task]:
         builds, seeds = BUILD_NAMES, DEFAULT_SEEDS
@@ -113,7 +107,7 @@ class WorkshopSuite(Suite):
                                                      "spec": task.params["spec"]}, indent=1) + "\n")
         (workdir / "INTERFACE.md").write_text(notes.INTERFACE)
 
-    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = PROGRAM_TIMEOUT_S) -> ProgramResult:
+    def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = PROGRAM_TIMEOUT_S) -> ProgramRun:
         """Serve a fresh session of the build and run the program against it in the sandbox.
 
         The sandbox has a network namespace of its own, so the service listens on a Unix socket in
@@ -121,10 +115,10 @@ class WorkshopSuite(Suite):
         (simreflect.core.relay) carries 127.0.0.1:PORT there. The session records into a directory
         the program cannot reach; the record replaces the work directory's record/ after the run.
         An earlier round's record/ is removed before the program starts: no program reads another
-        run's trajectory."""
+        run's trajectory. The artefact of the run is the session's final state."""
         refused = refuse_program(program)
         if refused is not None:
-            return refused
+            return ProgramRun(refused)
         from simreflect.core import relay
         from simreflect.suites.workshop.service import ServiceThread, free_socket
         from simreflect.suites.workshop.session import Session
@@ -153,30 +147,18 @@ class WorkshopSuite(Suite):
                 session.finish_quietly("the program ended without finishing" if result.ok else f"the program {result.status}")
             remove_workspace_file(workdir, RECORD_DIR)
             shutil.copytree(private / RECORD_DIR, workdir / RECORD_DIR)
-        self._remember(workdir, session.final_state)
-        return result
+        return ProgramRun(result, session.final_state)
 
-    def _remember(self, workdir: Path, final_state: Optional[dict[str, Any]]) -> None:
-        """Keep a run's final state for verify(); the oldest beyond MAX_FINALS is read from its record."""
-        key = str(Path(workdir).resolve())
-        self._finals[key] = final_state
-        self._finals.move_to_end(key)
-        while len(self._finals) > MAX_FINALS:
-            self._finals.popitem(last=False)
+    def verify(self, task: Task, workdir: Path, run: ProgramRun | None = None) -> Verdict:
+        if run is not None:
+            return grade(run.artefact, self.spec(task))
+        from simreflect.suites.workshop.recording import load_final
 
-    def verify(self, task: Task, workdir: Path) -> Verdict:
-        key = str(Path(workdir).resolve())
-        if key in self._finals:
-            state = self._finals[key]
-        else:
-            from simreflect.suites.workshop.recording import load_final
-
-            try:
-                final = load_final(Path(workdir) / RECORD_DIR)
-            except (OSError, ValueError) as e:
-                return Verdict.invalid_artefact(f"unreadable final state: {e}")
-            state = final["state"] if final else None
-        return grade(state, self.spec(task))
+        try:
+            final = load_final(Path(workdir) / RECORD_DIR)
+        except (OSError, ValueError) as e:
+            return Verdict.invalid_artefact(f"unreadable final state: {e}")
+        return grade(final["state"] if final else None, self.spec(task))
 
     def oracle(self, task: Task) -> str:
         return reference_source(task.params["build"])

@@ -1,0 +1,63 @@
+"""Run directories recorded by the code before the round record moved (tests/data/legacy_runs/
+format2-*, store format 2: see that folder's README), one or more per suite, read by the code of
+now: each reports as it did, resumes without playing anything and rescores with 0 differences."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from simreflect.core.records import FORMAT
+from simreflect.core.registry import get_suite
+from simreflect.run.report import rescore, write_report
+from simreflect.run.runner import RunConfig, run
+from simreflect.run.store import RunStore
+from simreflect.viewer import write_viewer
+
+RECORDED = Path(__file__).parent / "data" / "legacy_runs"
+RUNS = ["format2-gait-oracle", "format2-gait-noop", "format2-audit-reference", "format2-pace-oracle",
+        "format2-pace-param-search", pytest.param("format2-workshop-reference", marks=pytest.mark.slow)]
+
+
+def recorded_copy(name: str, dest: Path, gait_bench: Path) -> Path:
+    """A copy of a recorded run pointed at this machine's benchmark of its suite."""
+    shutil.copytree(RECORDED / name, dest)
+    cfg = json.loads((dest / "config.json").read_text())
+    cfg["bench"] = str(gait_bench if cfg["suite"] == "gait" else get_suite(cfg["suite"]).default_root(0))
+    (dest / "config.json").write_text(json.dumps(cfg, sort_keys=True, indent=1))
+    return dest
+
+
+def test_every_suite_has_a_recorded_run():
+    suites = {json.loads((RECORDED / (n if isinstance(n, str) else n.values[0]) / "config.json").read_text())["suite"]
+              for n in RUNS}
+    assert suites == {"gait", "audit", "pace", "workshop"}
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_a_recorded_run_reports_resumes_and_rescores_as_it_did(name, one_bench, tmp_path):
+    run_dir = recorded_copy(name, tmp_path / name, one_bench)
+    old_rows = (RECORDED / name / "runs.jsonl").read_text()
+    old_summary = json.loads((RECORDED / name / "summary.json").read_text())
+    n_lines = (run_dir / "attempts.jsonl").read_bytes().count(b"\n")
+    write_report(run_dir)
+    assert (run_dir / "runs.jsonl").read_text() == old_rows
+    for derived in ("trajectories.jsonl", "summary.md"):  # pace's Pass@k contract, the tables
+        if (RECORDED / name / derived).is_file():
+            old, now = (RECORDED / name / derived).read_text(), (run_dir / derived).read_text()
+            assert re.sub(r"\nRecords read after an upgrade: [^\n]*\n", "", now) == old  # that note is the news
+    summary = json.loads((run_dir / "summary.json").read_text())
+    # the only news: every record was read through the upgrade from format 2
+    assert summary.pop("upgraded_records") == [f"attempts.jsonl lines 1-{n_lines}: {n_lines} record(s) of store "
+                                               f"format 2 read as format {FORMAT}"]
+    assert old_summary.pop("upgraded_records") == []
+    assert summary == old_summary
+    assert write_viewer(run_dir).is_file()
+    before = (run_dir / "attempts.jsonl").read_bytes()
+    assert run(run_dir, RunConfig.from_dict(RunStore(run_dir).config())) == []  # finished: nothing to play
+    assert (run_dir / "attempts.jsonl").read_bytes() == before
+    assert rescore(run_dir) == []
