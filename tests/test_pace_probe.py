@@ -336,3 +336,15 @@ def test_probe_over_a_sample_of_pairs(tmp_path):
             assert (tmp_path / f.program).is_file()
             if f.gif:
                 assert f.reproduced is True, (r.task, r.stage, f.name)
+
+
+def test_resume_reads_finished_pairs_back(tmp_path):
+    cfg = ProbeConfig(budget=2, population=2, seed=0, gifs=0)
+    first = probe([(CLIMBER, "stage2")], cfg, tmp_path)
+    before = (tmp_path / "findings.json").read_bytes()
+    again = probe([(CLIMBER, "stage2")], cfg, tmp_path, resume=True)
+    assert (tmp_path / "findings.json").read_bytes() == before
+    assert json.loads((tmp_path / "timing.json").read_text())["pairs_searched"] == 0
+    assert again[0].to_dict() == first[0].to_dict()
+    other = probe([(CLIMBER, "stage2")], ProbeConfig(budget=3, population=2, seed=0, gifs=0), tmp_path, resume=True)
+    assert other[0].evaluations == 3  # another configuration is searched again

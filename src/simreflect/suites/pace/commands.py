@@ -177,6 +177,8 @@ def probe_cmd(
                                                       "mechanisms unlike the reference's first."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Wall and CPU seconds per program."),
     root: Optional[Path] = typer.Option(None, "--root", help="A folder of task folders instead of the packaged tasks."),
+    resume: bool = typer.Option(False, "--resume", help="Read back the pairs a previous run into OUT with the same "
+                                                        "settings finished, instead of searching them again."),
 ) -> None:
     """Search each (task, stage) pair for designs that pass, built from the whole API (random structures, legal
     extremes, bang-bang and resonant controllers, mutations of the source and reference, evolutionary selection),
@@ -217,13 +219,12 @@ def probe_cmd(
             else:
                 typer.echo(f"probe: {line(r, done, total)}", err=True)
 
-        results = probe(pairs, config, out, workers=workers, root=root, progress=progress)
+        results = probe(pairs, config, out, workers=workers, root=root, progress=progress, resume=resume)
     wall = time.perf_counter() - start
     t = totals(results)
     console = Console(width=max(Console().width, 140))
-    table = Table(title=f"pace probe: {t['pairs']} pairs, {t['evaluations']} evaluations in {wall:.0f} s "
-                        f"({t['evaluations'] / wall:.2f}/s), {t['passes']} passes, "
-                        f"{t['passes_unlike_reference']} unlike the reference")
+    table = Table(title=f"pace probe: {t['pairs']} pairs, {t['evaluations']} evaluations, {t['passes']} passes, "
+                        f"{t['passes_unlike_reference']} unlike the reference ({wall:.0f} s)")
     for col in ("task", "stage", "evals", "best", "passes", "unlike ref", "mechanisms",
                 "first pass unlike the reference"):
         table.add_column(col, overflow="fold")

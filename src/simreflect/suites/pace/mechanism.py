@@ -103,6 +103,14 @@ class Mechanism:
                 "brief_touches": [list(t) for t in sorted(self.brief)],
                 "max_spring_energy": round(self.max_spring_energy, 3)}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Mechanism:
+        def pairs(key: str) -> frozenset[tuple[str, str]]:
+            return frozenset((str(a), str(b)) for a, b in data.get(key, []))
+
+        return cls(frozenset(str(f) for f in data["features"]), pairs("touches"), pairs("brief_touches"),
+                   float(data.get("max_spring_energy", 0.0)))
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -120,6 +128,10 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         return {"shares": self.shares, "similarity": round(self.similarity, 4), "added": list(self.added),
                 "removed": list(self.removed)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Comparison:
+        return cls(bool(data["shares"]), float(data["similarity"]), tuple(data["added"]), tuple(data["removed"]))
 
 
 def compare(candidate: Mechanism, reference: Mechanism) -> Comparison:

@@ -138,6 +138,12 @@ class Finding:
                 "shares_reference": self.comparison.shares, "comparison": self.comparison.to_dict(),
                 "mechanism": self.mechanism.to_dict()}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Finding:
+        return cls(d["name"], d["trial"], d["family"], d["origin"], d["steps"], d["program"],
+                   Mechanism.from_dict(d["mechanism"]), Comparison.from_dict(d["comparison"]), d["group"], d["gif"],
+                   d["reproduced"])
+
 
 @dataclass
 class PairResult:
@@ -173,6 +179,13 @@ class PairResult:
                 "passes": len(self.findings), "passes_unlike_reference": len(self.novel),
                 "mechanisms": len({f.group for f in self.findings}), "families": self.families,
                 "findings": [f.to_dict() for f in self.findings], "error": self.error}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PairResult:
+        ref = d.get("reference_mechanism")
+        return cls(d["task"], d["stage"], d["config"], d["evaluations"], d["screened"], d["duplicates"],
+                   d["best_score"], d["reference_passed"], None if ref is None else Mechanism.from_dict(ref),
+                   [Finding.from_dict(f) for f in d["findings"]], d["families"], d["error"])
 
 
 def sha(text: str) -> str:
@@ -312,7 +325,7 @@ class PairSearch:
     def _extra(self, law: Law | None) -> tuple[str, ...]:
         if self.controls is None:
             return ()
-        if law is None or law.family == "literals":
+        if law is None or law.family in ("literals", "dithered"):  # the task's own law, moved or perturbed
             return ("controller:own",)
         return (f"controller:own-{law.family}",) if law.family in BASED else (f"controller:{law.family}",)
 
@@ -452,6 +465,18 @@ def _collect_findings(search: PairSearch, folder: Path, out: Path) -> None:
         f.gif, f.reproduced = str(gif.relative_to(out)), ev.passed
 
 
+def finished_pair(task: str, stage: str, config: ProbeConfig, out: Path) -> PairResult | None:
+    """The result a previous run with the same configuration left for this pair (without error)."""
+    path = Path(out) / task / stage / "pair.json"
+    try:
+        data = json.loads(path.read_text())
+        if data.get("format") != FORMAT or data.get("config") != config.to_dict() or data.get("error"):
+            return None
+        return PairResult.from_dict(data)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _job(args: tuple) -> PairResult:
     return probe_pair(*args)
 
@@ -472,25 +497,35 @@ def pairs_for(tasks: Sequence[str] | None = None, stages: Sequence[str] | None =
 
 
 def probe(pairs: Sequence[tuple[str, str]], config: ProbeConfig, out: Path, workers: int = 1,
-          root: Path | None = None, progress: Callable[[PairResult, int, int], None] | None = None
-          ) -> list[PairResult]:
-    """Search every pair (in parallel over pairs) and write the findings directory."""
+          root: Path | None = None, progress: Callable[[PairResult, int, int], None] | None = None,
+          resume: bool = False) -> list[PairResult]:
+    """Search every pair (in parallel over pairs) and write the findings directory. With `resume`,
+    a pair a previous run with the same configuration finished is read back, not searched again."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    args = [(task, stage, config, out, root) for task, stage in pairs]
     results: list[PairResult] = []
+    todo = []
+    for task, stage in pairs:
+        done = finished_pair(task, stage, config, out) if resume else None
+        if done is None:
+            todo.append((task, stage))
+        else:
+            results.append(done)
+            if progress:
+                progress(done, len(results), len(pairs))
+    args = [(task, stage, config, out, root) for task, stage in todo]
     if workers <= 1 or len(args) <= 1:
         for a in args:
             results.append(_job(a))
             if progress:
-                progress(results[-1], len(results), len(args))
+                progress(results[-1], len(results), len(pairs))
     else:
         with ProcessPoolExecutor(max_workers=min(workers, len(args))) as pool:
             for fut in as_completed([pool.submit(_job, a) for a in args]):
                 results.append(fut.result())
                 if progress:
-                    progress(results[-1], len(results), len(args))
+                    progress(results[-1], len(results), len(pairs))
     order = {p: i for i, p in enumerate(pairs)}
     results.sort(key=lambda r: order[(r.task, r.stage)])
     write_findings(results, config, out, wall_s=time.perf_counter() - t0, workers=workers)
@@ -515,12 +550,13 @@ def write_findings(results: Sequence[PairResult], config: ProbeConfig, out: Path
             "pairs": [r.to_dict() for r in results]}
     (out / "findings.json").write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     (out / "summary.md").write_text(summary_markdown(results, config))
-    evals = sum(r.evaluations + r.gif_evaluations + 1 for r in results)
-    timing = {"wall_s": round(wall_s, 2), "workers": workers, "evaluations": totals(results)["evaluations"],
-              "all_runs": evals, "evaluations_per_s": round(totals(results)["evaluations"] / wall_s, 3)
-              if wall_s > 0 else None,
+    searched = [r for r in results if r.wall_s > 0]  # pairs read back by a resumed run took no time here
+    evals = sum(r.evaluations for r in searched)
+    timing = {"wall_s": round(wall_s, 2), "workers": workers, "pairs_searched": len(searched),
+              "evaluations": evals, "all_runs": sum(r.evaluations + r.gif_evaluations + 1 for r in searched),
+              "evaluations_per_s": round(evals / wall_s, 3) if wall_s > 0 else None,
               "pairs": [{"task": r.task, "stage": r.stage, "wall_s": round(r.wall_s, 2),
-                         "evaluations": r.evaluations, "gif_evaluations": r.gif_evaluations} for r in results]}
+                         "evaluations": r.evaluations, "gif_evaluations": r.gif_evaluations} for r in searched]}
     (out / "timing.json").write_text(json.dumps(timing, indent=1) + "\n")
 
 
