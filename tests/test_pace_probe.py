@@ -348,3 +348,17 @@ def test_resume_reads_finished_pairs_back(tmp_path):
     assert again[0].to_dict() == first[0].to_dict()
     other = probe([(CLIMBER, "stage2")], ProbeConfig(budget=3, population=2, seed=0, gifs=0), tmp_path, resume=True)
     assert other[0].evaluations == 3  # another configuration is searched again
+
+
+@pytest.mark.parametrize("junk", ["not json", "[]", '{"format": 1}', "CONFIG_BUT_BAD_FINDINGS"])
+def test_resume_searches_again_when_the_record_is_not_one(junk, tmp_path):
+    cfg = ProbeConfig(budget=2, population=2, seed=0, gifs=0)
+    folder = tmp_path / CLIMBER / "stage2"
+    folder.mkdir(parents=True)
+    if junk == "CONFIG_BUT_BAD_FINDINGS":
+        junk = json.dumps({"format": 1, "config": cfg.to_dict(), "task": CLIMBER, "stage": "stage2",
+                           "findings": "abc", "error": ""})
+    (folder / "pair.json").write_text(junk)
+    result = probe([(CLIMBER, "stage2")], cfg, tmp_path, resume=True)[0]
+    assert result.evaluations == 2 and result.reference_passed
+    assert json.loads((folder / "pair.json").read_text())["evaluations"] == 2

@@ -470,10 +470,11 @@ def finished_pair(task: str, stage: str, config: ProbeConfig, out: Path) -> Pair
     path = Path(out) / task / stage / "pair.json"
     try:
         data = json.loads(path.read_text())
-        if data.get("format") != FORMAT or data.get("config") != config.to_dict() or data.get("error"):
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("config") != config.to_dict() \
+                or data.get("error"):
             return None
         return PairResult.from_dict(data)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # not a record: search the pair again
         return None
 
 
