@@ -12,8 +12,9 @@ same sandboxed path as `simreflect pace verify` (`evaluate`), on designs built f
   (`probe_controllers`);
 * evolution: generations of `population` children, each a mutation of the fitter of two parents
   drawn from the pool: the best half-population so far and the best of each generator's lineage
-  (by score; a pass of a mechanism already found counts less each time it is found again, so
-  the search keeps looking for other mechanisms).
+  (by score, a run that broke a rule credited for its progress toward the goal; a pass of a
+  mechanism already found counts less each time it is found again, so the search keeps looking
+  for other mechanisms).
 
 Design candidates are screened before they cost an evaluation: the program is rendered, the
 design it declares is read back (it is our own program) and measured with `check_design`; one
@@ -58,6 +59,8 @@ from simreflect.suites.pace.task import STAGES, TARGETS, TaskSpec, load_spec, lo
 MAX_DRAWS = 30
 #: A pass of a mechanism already found counts this much less each time it is found again.
 REPEAT_PENALTY = 20.0
+#: A run that broke a rule is credited this much for reaching its goal (times its progress).
+VIOLATION_PROGRESS = 50.0
 DESIGN_FAMILIES = ("reference", "extremes", "random", "source", "reference-extremes")
 FORMAT = 1
 
@@ -105,9 +108,12 @@ class Trial:
 
     @property
     def fitness(self) -> float:
-        if not self.passed:
-            return self.score
-        return max(0.0, 100.0 - REPEAT_PENALTY * min(self.repeats, 5))
+        """What selection ranks by: the score, with a run that broke a rule credited for how far
+        it got toward the goal (a launch too strong for the solver is close to one that works),
+        and a pass of a mechanism already found counting less each time."""
+        if self.passed:
+            return max(0.0, 100.0 - REPEAT_PENALTY * min(self.repeats, 5))
+        return self.score + VIOLATION_PROGRESS * self.progress if self.score < 0 else self.score
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "family": self.family, "origin": self.origin, "parent": self.parent,

@@ -14,8 +14,8 @@ Every generator works inside one task's rules in one environment (`DesignSpace`)
   no bound today), the whole design at an edge of the zone, every part of the densest or the
   lightest material;
 * `mutate_design`: one or two changes (scale, shift, resize a part, swap a material, change a
-  motor, limits, joint kind or spring, grow or prune a part, move a placement, extremes, fit
-  into the zone);
+  motor, limits, joint kind or spring, remove a joint, grow or prune a part, move a placement,
+  extremes, fit into the zone);
 * `fit`: a design shrunk into the zone's bounding box, under the mass budget and within the
   card's ranges (a source design that no longer fits a stage becomes a starting point).
 
@@ -41,8 +41,10 @@ from simreflect.suites.pace.evaluate import BUILD_TIMEOUT_S, InProcessChannel
 RANDOM_PARTS = 6
 #: Draws of a point or a part before giving up on it.
 TRIES = 48
-#: Chance that a new part is attached to an earlier one (else it stands free: a forest).
+#: Chance that a new part is attached to an earlier one (else it stands free: a forest); at the
+#: extremes, fewer joints (free parts that springs alone hold together).
 ATTACH = 0.65
+ATTACH_EXTREME = 0.35
 
 
 # ----- the space of one task's designs --------------------------------------------------------------
@@ -191,8 +193,27 @@ def rest_lengths(space: DesignSpace, dist: float) -> list[float]:
             *(k * space.size for k in (1.0, 2.0, 4.0, 8.0))]
 
 
-def new_spring(space: DesignSpace, parts: Sequence[PartSpec], rng: np.random.Generator, extreme: bool = False
-               ) -> SpringSpec | None:
+def components(parts: Sequence[PartSpec], joints: Sequence[JointSpec]) -> dict[str, int]:
+    """Part id -> the index of the rigid-or-pivoted assembly it belongs to (ground joints do not join)."""
+    root = {p.id: p.id for p in parts}
+
+    def find(x: str) -> str:
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+
+    for j in joints:
+        if j.a in root and j.b in root:
+            root[find(j.a)] = find(j.b)
+    names: dict[str, int] = {}
+    return {p.id: names.setdefault(find(p.id), len(names)) for p in parts}
+
+
+def new_spring(space: DesignSpace, parts: Sequence[PartSpec], rng: np.random.Generator, extreme: bool = False,
+               joints: Sequence[JointSpec] = ()) -> SpringSpec | None:
+    """A spring between two parts (or a part and the ground): half the time, when the design has
+    separate assemblies, between two of them (a spring that can push or pull them apart)."""
     r = space.rules
     ground = None
     if r.anchor_zones and rng.random() < 0.3:
@@ -204,6 +225,10 @@ def new_spring(space: DesignSpace, parts: Sequence[PartSpec], rng: np.random.Gen
         a_id, a_pt = GROUND, ground
     else:
         others = [p for p in parts if p.id != pa.id]
+        comp = components(parts, joints)
+        apart = [p for p in others if comp[p.id] != comp[pa.id]]
+        if apart and rng.random() < 0.5:
+            others = apart
         other = others[int(rng.integers(len(others)))]
         a_id, a_pt = other.id, point_on(other, rng)
     b_pt = point_on(pa, rng)
@@ -259,7 +284,7 @@ def random_design(space: DesignSpace, rng: np.random.Generator, extreme: bool = 
         for _ in range(TRIES):
             kind = str(rng.choice(space.part_kinds))
             host = parts[int(rng.integers(len(parts)))] if parts and space.joint_kinds and \
-                rng.random() < ATTACH else None
+                rng.random() < (ATTACH_EXTREME if extreme else ATTACH) else None
             at = point_on(host, rng) if host is not None else sample_point(r.build_zone, rng)
             if at is None:
                 continue
@@ -274,7 +299,7 @@ def random_design(space: DesignSpace, rng: np.random.Generator, extreme: bool = 
     springs: list[SpringSpec] = []
     if space.springs and parts:
         for _ in range(int(rng.integers(1 if extreme else 0, min(r.max_springs, 3) + 1))):
-            s = new_spring(space, parts, rng, extreme)
+            s = new_spring(space, parts, rng, extreme, joints)
             if s is not None:
                 springs.append(s)
     design = renumber(parts, joints, springs, _placements(space, rng))
@@ -492,7 +517,7 @@ def _spring_change(space: DesignSpace, d: Design, rng: np.random.Generator) -> D
         if len(d.springs) >= r.max_springs:
             how = "extreme"
         else:
-            s = new_spring(space, d.parts, rng, extreme=rng.random() < 0.5)
+            s = new_spring(space, d.parts, rng, extreme=rng.random() < 0.5, joints=d.joints)
             return d if s is None else replace(d, springs=d.springs + (replace(s, id=f"s{len(d.springs) + 1}"),))
     i = int(rng.integers(len(d.springs)))
     s = d.springs[i]
@@ -523,6 +548,11 @@ def _grow(space: DesignSpace, d: Design, rng: np.random.Generator) -> Design:
             joints = d.joints + ((new_joint(space, host.id, "new", at, rng),) if host is not None else ())
             return renumber(d.parts + (p,), joints, d.springs, d.placements)
     return d
+
+
+def _unjoin(space: DesignSpace, d: Design, rng: np.random.Generator) -> Design:
+    i = int(rng.integers(len(d.joints)))
+    return renumber(d.parts, d.joints[:i] + d.joints[i + 1:], d.springs, d.placements)
 
 
 def _prune(space: DesignSpace, d: Design, rng: np.random.Generator) -> Design:
@@ -567,8 +597,10 @@ def _operations(space: DesignSpace, d: Design) -> list[tuple[str, Any]]:
             ops += [("motor", _motor_change), ("motor", _motor_change)]
         if space.limits:
             ops.append(("limits", _limits_change))
-    if d.joints and len(space.joint_kinds) == 2:
-        ops.append(("joint kind", _joint_kind))
+    if d.joints:
+        ops.append(("unjoin", _unjoin))
+        if len(space.joint_kinds) == 2:
+            ops.append(("joint kind", _joint_kind))
     if d.placements:
         ops.append(("place", _place))
     return ops
