@@ -313,7 +313,7 @@ def test_parallel_pairs_give_the_same_findings(tmp_path):
 
 @pytest.mark.slow
 def test_probe_finds_the_spring_launch_on_every_climber_stage(tmp_path):
-    cfg = ProbeConfig(budget=80, population=6, seed=0, gifs=1)
+    cfg = ProbeConfig(budget=100, population=6, seed=0, gifs=1)  # the launch at candidates 42, 27, 12, 2
     results = probe([(CLIMBER, s) for s in ("stage1", "stage2", "stage3", "stage4")], cfg, tmp_path, workers=2)
     for r in results:
         launches = [f for f in r.findings if is_launch(f)]
