@@ -153,6 +153,18 @@ def test_mechanism_tells_a_reference_like_design_from_a_different_one():
     assert compare(ref, ref).shares and compare(ref, ref).similarity == 1.0
 
 
+def test_bodies_a_task_creates_during_the_run_are_named_by_their_tag():
+    """The sequential catch drops its balls during the run: they are `payload:ball N`, never a
+    box where they happened to be first touched (which would differ in every run)."""
+    spec = load_spec("dynamics_sequential_catch")
+    ev, mech = _run(spec, "stage1", spec.reference("stage1"))
+    assert ev.passed
+    names = {x for pair in mech.touches | mech.brief for x in pair}
+    assert {"payload:ball 1", "payload:ball 2"} <= names, names
+    statics = [n for n in names if n.startswith("terrain[")]
+    assert statics == ["terrain[-10.00,40.00]x[-1.00,0.00]"] or not statics, statics
+
+
 def test_core_features_ignore_part_kinds_but_not_drive_or_touches():
     base = Mechanism(frozenset({"part:block", "joint:pivot", "motor"}), frozenset({("design:block", "terrain[a]")}))
     beam = Mechanism(frozenset({"part:beam", "joint:pivot", "motor"}), frozenset({("design:beam", "terrain[a]")}))

@@ -11,8 +11,9 @@ features:
 * what touched what during the run (`touch:design:wheel|terrain[0.80,1.30]x[0.00,8.00]`): the
   contacts between a design part or a task-owned body and anything else that last (seen in at
   least a fifth of the observed frames: a part resting on the floor for a moment before it
-  climbs is not how the design works), with the ground's fixtures named by their bounding box
-  (the same world gives the same names in every run);
+  climbs is not how the design works), task bodies by their role and name (also those a task
+  creates during the run), the ground's fixtures by their bounding box (the same world gives the
+  same names in every run) and any other moving body by its size;
 * for controller tasks, the family of the control law (`controller:resonant`).
 
 `compare(candidate, reference)` says whether two runs share a mechanism: the same core features
@@ -28,6 +29,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from Box2D import b2_staticBody
 
 from simreflect.suites.pace.design import GROUND, Design
 
@@ -155,7 +158,10 @@ def _fixture_label(fixture: Any) -> str:
     def f(v: float) -> str:
         return f"{round(v, 2) + 0.0:.2f}"  # + 0.0: no "-0.00"
 
-    return f"terrain[{f(min(xs))},{f(max(xs))}]x[{f(min(ys))},{f(max(ys))}]"
+    if fixture.body.type == b2_staticBody:
+        return f"terrain[{f(min(xs))},{f(max(xs))}]x[{f(min(ys))},{f(max(ys))}]"
+    # a moving body the task did not tag: named by its size (where it was would differ every run)
+    return f"body[{f(max(xs) - min(xs))}x{f(max(ys) - min(ys))}]"
 
 
 @dataclass
@@ -167,6 +173,7 @@ class ContactLog:
     design: Design | None = None
     _watched: list[tuple[Any, str]] | None = None
     _labels: dict[Any, str] = field(default_factory=dict)  # bodies and ground fixtures (keyed by the object)
+    _tags_seen: int = 0
 
     def _prepare(self, sim: Any) -> None:
         self.design = sim.design
@@ -176,17 +183,23 @@ class ContactLog:
             label = f"design:{kinds.get(pid, 'part')}"
             self._labels[body] = label
             self._watched.append((body, label))
-        for tag in sim.tagged:
+
+    def _tag_new_bodies(self, sim: Any) -> None:
+        """Task bodies registered since the last frame (a task may create them during the run)."""
+        for tag in sim.tagged[self._tags_seen:]:
             if tag.role == "design" or tag.body == sim.ground:
                 continue
             label = f"{tag.role}:{tag.name}"
             self._labels[tag.body] = label
             if tag.role not in UNWATCHED_ROLES:
                 self._watched.append((tag.body, label))
+        self._tags_seen = len(sim.tagged)
 
     def __call__(self, sim: Any) -> None:
         if self._watched is None:
             self._prepare(sim)
+        if len(sim.tagged) != self._tags_seen:
+            self._tag_new_bodies(sim)
         labels = self._labels
         self.frames += 1
         seen: set[tuple[str, str]] = set()
