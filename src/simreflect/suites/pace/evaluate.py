@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, SessionError, open_session, write_workspace_file
@@ -169,6 +169,14 @@ class Evaluation:
         return Verdict(checks=tuple(checks), score=self.score, reward=self.score / 100.0, diagnostics=diagnostics)
 
 
+def _both(first: Callable[[Sim], None], second: Callable[[Sim], None]) -> Callable[[Sim], None]:
+    def call(sim: Sim) -> None:
+        first(sim)
+        second(sim)
+
+    return call
+
+
 def _jsonable(o: Any) -> Any:
     if isinstance(o, float) and not math.isfinite(o):
         return str(o)
@@ -210,16 +218,19 @@ def _clean_command(raw: Any, commands: dict[str, tuple[float, float]], last: dic
 
 
 def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None = None,
-             timeout_s: float = DEFAULT_TIMEOUT_S, gif: Path | None = None, trusted_inprocess: bool = False) -> Evaluation:
+             timeout_s: float = DEFAULT_TIMEOUT_S, gif: Path | None = None, trusted_inprocess: bool = False,
+             observe: Callable[[Sim], None] | None = None) -> Evaluation:
     """Run `program` against `stage` of `spec` (see the module docstring).
 
     `workdir` (optional) is the program's work directory: program.py and task.json are written
-    there; otherwise a temporary one is used. `gif` writes an animation of the run."""
+    there; otherwise a temporary one is used. `gif` writes an animation of the run. `observe`
+    (trusted code only) is called with the simulator at every GIF frame (4 steps) and once after
+    the run, to read it (the probe's contact log); it never enters the metrics."""
     stage = parse_stage(stage)
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="simreflect-pace-") as tmp:
             return evaluate(spec, stage, program, workdir=Path(tmp), timeout_s=timeout_s, gif=gif,
-                            trusted_inprocess=trusted_inprocess)
+                            trusted_inprocess=trusted_inprocess, observe=observe)
     t_start = time.perf_counter()
     timings = Timings()
     env = spec.environment(stage)
@@ -309,9 +320,13 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
 
             frames = FrameRecorder(spec, env)
             on_frame = frames.capture
+        if observe is not None:
+            on_frame = observe if on_frame is None else _both(on_frame, observe)
         sim.event("start", f"simulation starts ({stage_label(stage)})", 0)
         sim.run(evaluator, before_step=world.before_step if world.forces else None, control=control,
                 on_frame=on_frame)
+        if observe is not None:
+            observe(sim)
         outcome = evaluator.finish()
         if spec.controller:
             t0 = time.perf_counter()
