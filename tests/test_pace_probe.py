@@ -1,24 +1,28 @@
 """`simreflect pace probe`: the adversarial design search finds what the rules leave open.
 
 The default tests run a tiny budget on one pair through the real path (every candidate a
-sandboxed program, as `pace verify` runs it): the probe must find the chimney climber's spring
-launch (a pre-loaded spring with an unbounded rest length throws the climber past its target
-height with no motor and without the walls), its found program must pass again through
-`simreflect pace verify`, a rerun with the same seed must give the same bytes, and the mechanism
-comparison must tell a reference-like design from a different one. The slow tests run every stage
-of the climber and a sample of other pairs.
+sandboxed program, as `pace verify` runs it). The chimney climber's spring launch (a pre-loaded
+spring with an unbounded rest length threw the climber past its target height with no motor and
+without the walls; the probe found it on all four stages before #17's pace rules) is now refused
+by the rules on every stage, while the probe's generators still put springs at the pre-load and
+stored-energy bounds; a found program must pass again through `simreflect pace verify`, a rerun
+with the same seed must give the same bytes, and the mechanism comparison must tell a
+reference-like design from a different one. The slow tests run every stage of the climber and a
+sample of other pairs.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from simreflect.suites.pace.bounds import MIN_REST_LENGTH, bound_problems, spring_energy
 from simreflect.suites.pace.commands import app
 from simreflect.suites.pace.design import check_design
 from simreflect.suites.pace.evaluate import InProcessChannel, _clean_command, evaluate
@@ -30,7 +34,7 @@ from simreflect.suites.pace.probe_designs import (DesignSpace, beam_ends, declar
 from simreflect.suites.pace.task import load_spec, load_specs
 
 CLIMBER = "kinematics_wall_climber"
-#: A budget and seed with which the probe reaches the launch on stage 1 (seed 1: its second candidate).
+#: A budget and seed whose search passes with reference-like designs on stage 1.
 QUICK = ProbeConfig(budget=12, population=4, seed=1, gifs=1)
 LAUNCH = '''def build(api):
     a = api.block((0.0, 0.1), 0.3, 0.2, material="rubber")
@@ -55,28 +59,38 @@ def climber_run(tmp_path_factory):
 
 # ----- the search, through the real path ------------------------------------------------------------
 
-def test_probe_finds_the_chimney_spring_launch(climber_run):
+@pytest.mark.parametrize("stage", ["stage1", "stage2", "stage3", "stage4"])
+def test_the_spring_launch_is_refused_by_the_rules_on_every_climber_stage(stage):
+    ev = evaluate(load_spec(CLIMBER), stage, LAUNCH)  # sandboxed, as `pace verify` runs it
+    assert not ev.passed and ev.score < 0
+    assert "design_rules" in ev.failure and "rest length 3 m is not within 25%" in ev.failure
+    assert "the springs hold" in ev.failure  # the stored energy too, not only the rest length
+
+
+def test_the_probe_reports_only_legal_passes_and_no_launch(climber_run):
     out, result = climber_run
     assert result.error == ""
     assert result.reference_passed
     assert result.evaluations == QUICK.budget
-    launches = [f for f in result.findings if is_launch(f)]
-    assert launches, [(f.name, f.origin, f.comparison.describe()) for f in result.findings]
-    first = launches[0]
-    assert "-motor" in first.comparison.describe() and "+spring:preloaded" in first.comparison.describe()
-    assert first.mechanism.max_spring_energy > 1000.0  # J stored at the start: what throws it up
-    assert (out / first.program).is_file()
+    assert result.findings
+    assert not [f.program for f in result.findings if is_launch(f)]
+    spec = load_spec(CLIMBER)
+    rules = spec.rules(spec.environment("stage1"))
+    for f in result.findings:
+        design = declare((out / f.program).read_text(), spec.visible("stage1"))
+        assert all(c.passed for c in check_design(design, rules)[0]), f.program
     data = json.loads((out / "findings.json").read_text())
-    assert data["totals"]["passes_unlike_reference"] >= 1
     row = data["pairs"][0]
     assert row["task"] == CLIMBER and row["stage"] == "stage1" and row["reference_passed"] is True
-    assert any(f["name"] == first.name and f["shares_reference"] is False for f in row["findings"])
-    assert first.program in (out / "summary.md").read_text()
+    assert data["totals"]["passes"] == len(result.findings)
+    summary = (out / "summary.md").read_text()
+    assert f"{len(result.findings)} passes in 1 pairs" in summary
+    assert all(f.program in summary for f in result.novel)
 
 
 def test_found_program_passes_through_pace_verify(climber_run):
     out, result = climber_run
-    finding = next(f for f in result.findings if is_launch(f))
+    finding = result.findings[0]
     r = CliRunner().invoke(app, ["verify", "--task", CLIMBER, "--stage", "1", "--program", str(out / finding.program),
                                  "--json"])
     assert r.exit_code == 0, r.output
@@ -84,16 +98,16 @@ def test_found_program_passes_through_pace_verify(climber_run):
     assert report["passed"] is True and report["score"] == 100.0
     assert report["program"]["status"] == "ok"
     assert report["steps"] == finding.steps
-    assert "motor" not in (out / finding.program).read_text()
 
 
 def test_first_pass_of_each_mechanism_gets_a_reverified_gif(climber_run):
     out, result = climber_run
     with_gif = [f for f in result.findings if f.gif]
     assert len(with_gif) == min(QUICK.gifs, len({f.group for f in result.findings}))
+    unlike = [f for f in result.findings if not f.comparison.shares]
     first = with_gif[0]
-    assert not first.comparison.shares  # mechanisms unlike the reference's come first
-    assert first.reproduced is True
+    assert first.comparison.shares == (not unlike)  # mechanisms unlike the reference's come first
+    assert all(f.reproduced is True for f in with_gif)
     assert (out / first.gif).read_bytes()[:6] in (b"GIF87a", b"GIF89a")
     assert all(f.reproduced is None for f in result.findings if not f.gif)
 
@@ -142,9 +156,9 @@ def test_mechanism_tells_a_reference_like_design_from_a_different_one():
     assert ev_like.passed, ev_like.failure
     same = compare(m_like, ref)
     assert same.shares and same.similarity > 0.8, same.describe()
-    # the spring launch: no motor, a stored spring, nothing lastingly touched
+    # the spring launch (refused by the rules now, its mechanism still told apart): no motor, a stored spring
     ev_launch, m_launch = _run(spec, "stage1", LAUNCH)
-    assert ev_launch.passed and ev_launch.steps < 60
+    assert not ev_launch.passed
     other = compare(m_launch, ref)
     assert not other.shares
     assert "spring:preloaded" in other.added and "motor" in other.removed
@@ -257,6 +271,27 @@ def test_extremes_put_motors_and_springs_at_their_bounds():
         assert s.stiffness in rules.spring_stiffness and s.damping == rules.spring_damping[0]
 
 
+def test_extreme_springs_reach_the_preload_and_energy_bounds_and_stay_inside():
+    """The generators still try what the launch tried (a spring storing energy), at the most the
+    rules allow: one spring holding 99% x 99% of the climber's 10 J budget, never a rest length outside."""
+    spec = load_spec(CLIMBER)
+    rules = spec.rules(spec.environment("stage1"))
+    space = DesignSpace.of(rules)
+    rng = np.random.default_rng(11)
+    stored = []
+    for _ in range(40):
+        design = extreme_design(space, random_design(space, rng, extreme=True), rng)
+        for s in design.springs:
+            dist = math.dist((s.ax, s.ay), (s.bx, s.by))
+            if dist * (1 + rules.spring_preload) < MIN_REST_LENGTH:
+                continue  # anchors closer than the shortest spring: no legal rest length, screened
+            assert not bound_problems(replace(design, springs=(s,)), rules), s
+            stored.append(spring_energy(s.stiffness, max(MIN_REST_LENGTH, s.rest_length), dist))
+    assert sum(e > 0.5 * rules.spring_energy for e in stored) >= 5
+    assert max(stored) == pytest.approx(0.99 ** 2 * rules.spring_energy, rel=1e-6)
+    assert max(stored) <= rules.spring_energy
+
+
 @pytest.mark.parametrize("task", CONTROL_TASKS)
 def test_control_laws_answer_within_the_actuator_ranges(task):
     spec = load_spec(task)
@@ -324,12 +359,20 @@ def test_parallel_pairs_give_the_same_findings(tmp_path):
 # ----- slow: every stage of the climber, a sample of other pairs -----------------------------------------
 
 @pytest.mark.slow
-def test_probe_finds_the_spring_launch_on_every_climber_stage(tmp_path):
-    cfg = ProbeConfig(budget=100, population=6, seed=0, gifs=1)  # the launch at candidates 42, 27, 12, 2
+def test_probe_finds_no_spring_launch_on_any_climber_stage(tmp_path):
+    """The budget with which the probe found the launch on every stage under the old rules (at
+    candidates 42, 27, 12, 2): now no pass without the motor, and every pass legal."""
+    cfg = ProbeConfig(budget=100, population=6, seed=0, gifs=1)
     results = probe([(CLIMBER, s) for s in ("stage1", "stage2", "stage3", "stage4")], cfg, tmp_path, workers=2)
+    spec = load_spec(CLIMBER)
     for r in results:
-        launches = [f for f in r.findings if is_launch(f)]
-        assert launches, (r.stage, [(f.name, f.origin) for f in r.findings])
+        assert r.error == "" and r.reference_passed and r.evaluations == cfg.budget, r.stage
+        assert not [f.program for f in r.findings if is_launch(f)], r.stage
+        rules = spec.rules(spec.environment(r.stage))
+        for f in r.findings:
+            assert "motor" in f.mechanism.features, (r.stage, f.program)
+            design = declare((tmp_path / f.program).read_text(), spec.visible(r.stage))
+            assert all(c.passed for c in check_design(design, rules)[0]), (r.stage, f.program)
 
 
 SAMPLE = [("statics_bridge", "stage2"), ("kinematics_rover", "stage3"), ("dynamics_launcher", "stage1"),

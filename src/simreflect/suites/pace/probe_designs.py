@@ -10,8 +10,8 @@ Every generator works inside one task's rules in one environment (`DesignSpace`)
   pivot, a pivot maybe driven or limited) or stands free; ground anchors in the anchor zones;
   springs between parts (unloaded, or with extreme rest lengths); the task's placements;
 * `extreme_design`: the same design pushed to what the rules allow: motors at their speed and
-  torque limits, springs at their stiffness bounds and extreme rest lengths (the rest length has
-  no bound today), the whole design at an edge of the zone, every part of the densest or the
+  torque limits, springs at their stiffness bounds and rest lengths at the pre-load and stored
+  energy bounds (bounds.py), the whole design at an edge of the zone, every part of the densest or the
   lightest material;
 * `mutate_design`: one or two changes (scale, shift, resize a part, swap a material, change a
   motor, limits, joint kind or spring, remove a joint, grow or prune a part, move a placement,
@@ -33,6 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from simreflect.suites.pace.bounds import MIN_REST_LENGTH, zone_extent
 from simreflect.suites.pace.design import (GROUND, MATERIALS, Design, DesignRules, JointSpec, PartSpec, SpringSpec,
                                            Polygon, in_zone, parse_design, part_in_zone)
 from simreflect.suites.pace.evaluate import BUILD_TIMEOUT_S, InProcessChannel
@@ -186,11 +187,20 @@ def new_joint(space: DesignSpace, a: str, b: str, at: tuple[float, float], rng: 
     return JointSpec("j", "pivot", a, b, at[0], at[1], speed, torque, limits)
 
 
-def rest_lengths(space: DesignSpace, dist: float) -> list[float]:
-    """The extreme rest lengths a spring is tried with: none, fractions and multiples of its
-    anchors' distance, and multiples of the build zone's size (nothing bounds it today)."""
-    return [0.0, 0.25 * dist, 2.0 * dist, 4.0 * dist, 10.0 * dist,
-            *(k * space.size for k in (1.0, 2.0, 4.0, 8.0))]
+def rest_lengths(space: DesignSpace, dist: float, stiffness: float) -> list[float]:
+    """The extreme rest lengths a spring of `stiffness` is tried with, just inside the rules'
+    bounds (bounds.py): the rest length within (1 +- spring_preload) x its anchors' distance, and
+    the energy it stores at most the task's spring_energy budget, whole (one spring holding it
+    all) or shared by as many springs as the task allows; and the unloaded length."""
+    r = space.rules
+    inside = 0.99  # just inside each bound (a float on it may round out)
+    by_share = inside * r.spring_preload * dist
+    strokes = sorted({min(by_share, inside * math.sqrt(2.0 * budget / stiffness)) if stiffness > 0 else by_share
+                      for budget in (r.spring_energy, r.spring_energy / max(1, r.max_springs))})
+    longest = inside * zone_extent((r.build_zone, r.anchor_zones))
+    # anchors closer than the shortest spring the simulator builds have no legal rest length: screened
+    return [max(MIN_REST_LENGTH, dist - x) for x in reversed(strokes)] + [dist] + \
+        [min(longest, dist + x) for x in strokes]
 
 
 def components(parts: Sequence[PartSpec], joints: Sequence[JointSpec]) -> dict[str, int]:
@@ -240,7 +250,7 @@ def new_spring(space: DesignSpace, parts: Sequence[PartSpec], rng: np.random.Gen
         c = c_lo
     else:
         k, c = _logu(rng, k_lo, k_hi), (c_lo if rng.random() < 0.3 else _logu(rng, max(c_lo, 1.0), c_hi))
-    rest = dist if not extreme and rng.random() < 0.5 else float(rng.choice(rest_lengths(space, dist)))
+    rest = dist if not extreme and rng.random() < 0.5 else float(rng.choice(rest_lengths(space, dist, k)))
     return SpringSpec("s", a_id, pa.id, a_pt[0], a_pt[1], b_pt[0], b_pt[1], k, c, rest)
 
 
@@ -408,8 +418,9 @@ def extreme_design(space: DesignSpace, design: Design, rng: np.random.Generator)
     springs = []
     for s in design.springs:
         dist = math.dist((s.ax, s.ay), (s.bx, s.by))
-        springs.append(replace(s, stiffness=r.spring_stiffness[1] if rng.random() < 0.8 else r.spring_stiffness[0],
-                               damping=r.spring_damping[0], rest_length=float(rng.choice(rest_lengths(space, dist)))))
+        k = r.spring_stiffness[1] if rng.random() < 0.8 else r.spring_stiffness[0]
+        springs.append(replace(s, stiffness=k, damping=r.spring_damping[0],
+                               rest_length=float(rng.choice(rest_lengths(space, dist, k)))))
     out = replace(design, joints=tuple(joints), springs=tuple(springs))
     how = str(rng.choice(("edge", "heavy", "light", "as is")))
     if how == "edge" and out.parts:
@@ -526,7 +537,7 @@ def _spring_change(space: DesignSpace, d: Design, rng: np.random.Generator) -> D
     if how == "extreme":
         dist = math.dist((s.ax, s.ay), (s.bx, s.by))
         s = replace(s, stiffness=r.spring_stiffness[1], damping=r.spring_damping[0],
-                    rest_length=float(rng.choice(rest_lengths(space, dist))))
+                    rest_length=float(rng.choice(rest_lengths(space, dist, r.spring_stiffness[1]))))
     else:
         k_lo, k_hi = r.spring_stiffness
         c_lo, c_hi = r.spring_damping
