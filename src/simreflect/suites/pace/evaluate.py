@@ -231,11 +231,47 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
         with tempfile.TemporaryDirectory(prefix="simreflect-pace-") as tmp:
             return evaluate(spec, stage, program, workdir=Path(tmp), timeout_s=timeout_s, gif=gif,
                             trusted_inprocess=trusted_inprocess, observe=observe)
+    kw = {"timeout_s": timeout_s, "gif": gif, "trusted_inprocess": trusted_inprocess, "observe": observe}
+    if len(spec.runs) == 1:
+        return _evaluate_run(spec, stage, program, spec.run_environment(stage, spec.runs[0]), Path(workdir), **kw)
+    return _evaluate_runs(spec, stage, program, Path(workdir), **kw)
+
+
+def _evaluate_runs(spec: TaskSpec, stage: str, program: str, workdir: Path, **kw: Any) -> Evaluation:
+    """Every run of the card's [[runs]] (task.Run) in turn, each in a fresh work directory of its
+    own holding only the program and task.json (nothing one run writes reaches the next, nothing
+    tells the program which run it is in), until one fails. The evaluation is that failing run's,
+    or the last run's when all pass; its notes say how every run went."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    write_workspace_file(workdir, PROGRAM_FILE, program)
+    write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
+    said: list[str] = []
+    total = Timings()
+    n = len(spec.runs)
+    for i, run in enumerate(spec.runs, 1):
+        with tempfile.TemporaryDirectory(prefix="simreflect-pace-run-") as tmp:
+            ev = _evaluate_run(spec, stage, program, spec.run_environment(stage, run), Path(tmp), **kw)
+        for k in ("program_s", "engine_s", "harness_s", "total_s", "steps", "requests"):
+            setattr(total, k, getattr(total, k) + getattr(ev.timings, k))
+        label = f"run {i} of {n} ({run.name})"
+        said.append(f"{label}: " + ("passed" if ev.passed else f"failed: {ev.failure}"))
+        if not ev.passed:
+            ev.failure = f"{label}: {ev.failure}"
+            break
+    ev.notes = said + ev.notes
+    ev.feedback_levels = feedback_mod.format_levels(ev, spec)
+    ev.feedback = ev.feedback_levels["3"]
+    ev.timings = total
+    return ev
+
+
+def _evaluate_run(spec: TaskSpec, stage: str, program: str, env: dict[str, Any], workdir: Path, *,
+                  timeout_s: float, gif: Path | None, trusted_inprocess: bool,
+                  observe: Callable[[Sim], None] | None) -> Evaluation:
+    """One run of `program` in the environment `env` of `stage` (see the module docstring)."""
     t_start = time.perf_counter()
     timings = Timings()
-    env = spec.environment(stage)
     visible = spec.visible(stage)
-    workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     write_workspace_file(workdir, PROGRAM_FILE, program)
     write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
