@@ -364,6 +364,8 @@ def _evaluate_run(spec: TaskSpec, stage: str, program: str, env: dict[str, Any],
         if observe is not None:
             observe(sim)
         outcome = evaluator.finish()
+        if sim.stopped == "work":
+            stop.append(sim.stop_reason)
         if spec.controller:
             t0 = time.perf_counter()
             closed = channel.close()
