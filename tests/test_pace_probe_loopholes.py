@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from simreflect.suites.pace.evaluate import evaluate
+from simreflect.suites.pace.mechanism import ContactLog
 from simreflect.suites.pace.probe import ProbeConfig, probe
-from simreflect.suites.pace.task import TARGETS, TaskFormatError, TaskSpec, load_spec, tasks_dir
+from simreflect.suites.pace.task import TARGETS, Run, TaskFormatError, TaskSpec, load_spec, tasks_dir
 
 DATA = Path(__file__).parent / "data" / "pace"
 LANDER = load_spec("control_lander")
@@ -93,6 +94,21 @@ def test_every_seeker_reference_captures_the_beacon_on_both_tracks(stage):
     ev = evaluate(SEEKER, stage, SEEKER.reference(stage), trusted_inprocess=True)  # our own program
     assert ev.passed, ev.failure
     assert ev.notes[:2] == ["run 1 of 2 (the first track): passed", "run 2 of 2 (the parallel track to port): passed"]
+
+
+def test_the_probe_watches_each_runs_own_world(monkeypatch):
+    """The probe's contact log follows the simulator of every run: watching run 1's bodies in run
+    2 read freed Box2D memory and killed the probe's worker (a segfault in the first v2 rerun).
+    Two identical runs of a bridge must count every touch exactly twice."""
+    bridge = load_spec("statics_bridge")
+    once = ContactLog()
+    evaluate(bridge, "stage1", bridge.reference("stage1"), trusted_inprocess=True, observe=once)  # our own
+    monkeypatch.setattr(bridge, "runs", (Run("a"), Run("b")))
+    twice = ContactLog()
+    ev = evaluate(bridge, "stage1", bridge.reference("stage1"), trusted_inprocess=True, observe=twice)
+    assert ev.passed and ev.notes[:2] == ["run 1 of 2 (a): passed", "run 2 of 2 (b): passed"]
+    assert once.counts and twice.frames == 2 * once.frames
+    assert twice.counts == {pair: 2 * n for pair, n in once.counts.items()}
 
 
 def test_the_two_tracks_are_parallel_and_apart():

@@ -166,16 +166,23 @@ def _fixture_label(fixture: Any) -> str:
 
 @dataclass
 class ContactLog:
-    """The observer `evaluate(..., observe=log)` calls every few steps: collects touches."""
+    """The observer `evaluate(..., observe=log)` calls every few steps: collects touches. A task
+    with several runs calls it with each run's simulator in turn: the touches of all runs add up,
+    and the bodies watched are always the current simulator's (a body of an earlier run's world
+    is freed memory in Box2D: touching it crashes the process)."""
 
     counts: dict[tuple[str, str], int] = field(default_factory=dict)  # frames each pair was seen in
     frames: int = 0
     design: Design | None = None
+    _sim: Any = None
     _watched: list[tuple[Any, str]] | None = None
     _labels: dict[Any, str] = field(default_factory=dict)  # bodies and ground fixtures (keyed by the object)
     _tags_seen: int = 0
 
     def _prepare(self, sim: Any) -> None:
+        self._sim = sim
+        self._labels = {}
+        self._tags_seen = 0
         self.design = sim.design
         kinds = {p.id: p.kind for p in (sim.design.parts if sim.design is not None else ())}
         self._watched = []
@@ -196,7 +203,7 @@ class ContactLog:
         self._tags_seen = len(sim.tagged)
 
     def __call__(self, sim: Any) -> None:
-        if self._watched is None:
+        if sim is not self._sim:
             self._prepare(sim)
         if len(sim.tagged) != self._tags_seen:
             self._tag_new_bodies(sim)
