@@ -160,3 +160,80 @@ def validate_cmd(
                    err=True)
     if bad or changed:
         raise typer.Exit(1)
+
+
+@app.command("probe")
+def probe_cmd(
+    task: Optional[list[str]] = typer.Option(None, "--task", help="Only this task (repeatable; default: every task)."),
+    stage: Optional[list[str]] = typer.Option(None, "--stage", help="Only this stage: source, 1, 2, 3 or 4 "
+                                                                    "(repeatable; default: the four targets)."),
+    budget: int = typer.Option(200, "--budget", min=1, help="Sandboxed evaluations per (task, stage) pair."),
+    population: int = typer.Option(8, "--population", min=1, help="Population of the evolutionary phase."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the search (the same seed gives the same findings)."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Pairs searched in parallel "
+                                                                         "(default: 2, or 1 on one core)."),
+    out: Path = typer.Option(Path("probe-findings"), "--out", help="The findings directory (written over)."),
+    gifs: int = typer.Option(3, "--gifs", min=0, help="GIFs per pair: the first pass of each distinct mechanism, "
+                                                      "mechanisms unlike the reference's first."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Wall and CPU seconds per program."),
+    root: Optional[Path] = typer.Option(None, "--root", help="A folder of task folders instead of the packaged tasks."),
+    resume: bool = typer.Option(False, "--resume", help="Read back the pairs a previous run into OUT with the same "
+                                                        "settings finished, instead of searching them again."),
+) -> None:
+    """Search each (task, stage) pair for designs that pass, built from the whole API (random structures, legal
+    extremes, bang-bang and resonant controllers, mutations of the source and reference, evolutionary selection),
+    every one run through the sandbox as `pace verify` runs it. Writes every pass (program, GIF, whether it shares
+    the reference's mechanism) to OUT and prints a table of the pairs with passes."""
+    import sys
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from simreflect.suites.pace.probe import ProbeConfig, default_workers, pairs_for, probe, totals
+    from simreflect.suites.pace.task import TaskFormatError
+
+    try:
+        pairs = pairs_for(task, stage, root)
+        config = ProbeConfig(budget=budget, population=population, seed=seed, gifs=gifs, timeout_s=timeout)
+    except (KeyError, ValueError, FileNotFoundError, TaskFormatError) as e:
+        typer.echo(f"error: {e.args[0] if isinstance(e, KeyError) else e}", err=True)
+        raise typer.Exit(2)
+    workers = workers or default_workers()
+    start = time.perf_counter()
+    err = Console(stderr=True)
+    interactive = sys.stderr.isatty()
+
+    def line(r, done: int, total: int) -> str:
+        return (f"{done}/{total} {r.task} {r.stage}: {r.evaluations} evaluations, {len(r.findings)} passes, "
+                f"{len(r.novel)} unlike the reference" + (f", error: {r.error}" if r.error else ""))
+
+    columns = (TextColumn("pace probe"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=err, transient=True, disable=not interactive) as bar:
+        job = bar.add_task("", total=len(pairs))
+
+        def progress(r, done: int, total: int) -> None:
+            if interactive:
+                bar.update(job, completed=done, description=f"{r.task} {r.stage}")
+            else:
+                typer.echo(f"probe: {line(r, done, total)}", err=True)
+
+        results = probe(pairs, config, out, workers=workers, root=root, progress=progress, resume=resume)
+    wall = time.perf_counter() - start
+    t = totals(results)
+    console = Console(width=max(Console().width, 140))
+    table = Table(title=f"pace probe: {t['pairs']} pairs, {t['evaluations']} evaluations, {t['passes']} passes, "
+                        f"{t['passes_unlike_reference']} unlike the reference ({wall:.0f} s)")
+    for col in ("task", "stage", "evals", "best", "passes", "unlike ref", "mechanisms",
+                "first pass unlike the reference"):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        if not r.findings and not r.error:
+            continue
+        first = r.novel[0] if r.novel else None
+        table.add_row(r.task, r.stage, str(r.evaluations), f"{r.best_score:g}", str(len(r.findings)),
+                      f"[red]{len(r.novel)}[/red]" if r.novel else "0", str(len({f.group for f in r.findings})),
+                      r.error or (f"{first.program}: {first.comparison.describe()}" if first else ""))
+    console.print(table)
+    typer.echo(f"findings: {out / 'findings.json'}, {out / 'summary.md'}", err=True)

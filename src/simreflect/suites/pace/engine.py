@@ -64,7 +64,8 @@ def spring_parameters(stiffness: float, damping: float, mass_a: float, mass_b: f
 
 
 class StopSimulation(Exception):
-    """Raised by a controller callback to end the run (the program failed, say)."""
+    """Raised by a controller callback to end the run (the program failed, say), or by a world's
+    force field when the design has used up its work budget (kind "work": water.py)."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)
@@ -193,7 +194,8 @@ class Sim:
         self.health = Health()
         self.steps = 0
         self.engine_s = 0.0
-        self.stopped: str = ""  # why the run ended early (evaluator, numerical, program)
+        self.stopped: str = ""  # why the run ended early (evaluator, numerical, program, work)
+        self.stop_reason: str = ""  # in words, when the world's forces ended it (kind "work")
         self._breakable: list[JointLoad] = []
         self._rigid: list[JointLoad] = []
         self._all_dynamic: list[tuple[Any, str]] = []
@@ -368,7 +370,13 @@ class Sim:
                         self.event("program", str(e))
                         return
                 if before_step is not None:
-                    before_step(step)
+                    try:
+                        before_step(step)
+                    except StopSimulation as e:  # the world's force fields out of their work budget
+                        self.stopped = e.kind
+                        self.stop_reason = str(e)
+                        self.event("failure", str(e))
+                        return
                 t0 = pc()
                 step_fn(DT, vi, pi)
                 engine += pc() - t0

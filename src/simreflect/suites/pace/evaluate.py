@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, SessionError, open_session, write_workspace_file
@@ -169,6 +169,14 @@ class Evaluation:
         return Verdict(checks=tuple(checks), score=self.score, reward=self.score / 100.0, diagnostics=diagnostics)
 
 
+def _both(first: Callable[[Sim], None], second: Callable[[Sim], None]) -> Callable[[Sim], None]:
+    def call(sim: Sim) -> None:
+        first(sim)
+        second(sim)
+
+    return call
+
+
 def _jsonable(o: Any) -> Any:
     if isinstance(o, float) and not math.isfinite(o):
         return str(o)
@@ -210,21 +218,60 @@ def _clean_command(raw: Any, commands: dict[str, tuple[float, float]], last: dic
 
 
 def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None = None,
-             timeout_s: float = DEFAULT_TIMEOUT_S, gif: Path | None = None, trusted_inprocess: bool = False) -> Evaluation:
+             timeout_s: float = DEFAULT_TIMEOUT_S, gif: Path | None = None, trusted_inprocess: bool = False,
+             observe: Callable[[Sim], None] | None = None) -> Evaluation:
     """Run `program` against `stage` of `spec` (see the module docstring).
 
     `workdir` (optional) is the program's work directory: program.py and task.json are written
-    there; otherwise a temporary one is used. `gif` writes an animation of the run."""
+    there; otherwise a temporary one is used. `gif` writes an animation of the run. `observe`
+    (trusted code only) is called with the simulator at every GIF frame (4 steps) and once after
+    the run, to read it (the probe's contact log); it never enters the metrics."""
     stage = parse_stage(stage)
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="simreflect-pace-") as tmp:
             return evaluate(spec, stage, program, workdir=Path(tmp), timeout_s=timeout_s, gif=gif,
-                            trusted_inprocess=trusted_inprocess)
+                            trusted_inprocess=trusted_inprocess, observe=observe)
+    kw = {"timeout_s": timeout_s, "gif": gif, "trusted_inprocess": trusted_inprocess, "observe": observe}
+    if len(spec.runs) == 1:
+        return _evaluate_run(spec, stage, program, spec.run_environment(stage, spec.runs[0]), Path(workdir), **kw)
+    return _evaluate_runs(spec, stage, program, Path(workdir), **kw)
+
+
+def _evaluate_runs(spec: TaskSpec, stage: str, program: str, workdir: Path, **kw: Any) -> Evaluation:
+    """Every run of the card's [[runs]] (task.Run) in turn, each in a fresh work directory of its
+    own holding only the program and task.json (nothing one run writes reaches the next, nothing
+    tells the program which run it is in), until one fails. The evaluation is that failing run's,
+    or the last run's when all pass; its notes say how every run went."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    write_workspace_file(workdir, PROGRAM_FILE, program)
+    write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
+    said: list[str] = []
+    total = Timings()
+    n = len(spec.runs)
+    for i, run in enumerate(spec.runs, 1):
+        with tempfile.TemporaryDirectory(prefix="simreflect-pace-run-") as tmp:
+            ev = _evaluate_run(spec, stage, program, spec.run_environment(stage, run), Path(tmp), **kw)
+        for k in ("program_s", "engine_s", "harness_s", "total_s", "steps", "requests"):
+            setattr(total, k, getattr(total, k) + getattr(ev.timings, k))
+        label = f"run {i} of {n} ({run.name})"
+        said.append(f"{label}: " + ("passed" if ev.passed else f"failed: {ev.failure}"))
+        if not ev.passed:
+            ev.failure = f"{label}: {ev.failure}"
+            break
+    ev.notes = said + ev.notes
+    ev.feedback_levels = feedback_mod.format_levels(ev, spec)
+    ev.feedback = ev.feedback_levels["3"]
+    ev.timings = total
+    return ev
+
+
+def _evaluate_run(spec: TaskSpec, stage: str, program: str, env: dict[str, Any], workdir: Path, *,
+                  timeout_s: float, gif: Path | None, trusted_inprocess: bool,
+                  observe: Callable[[Sim], None] | None) -> Evaluation:
+    """One run of `program` in the environment `env` of `stage` (see the module docstring)."""
     t_start = time.perf_counter()
     timings = Timings()
-    env = spec.environment(stage)
     visible = spec.visible(stage)
-    workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     write_workspace_file(workdir, PROGRAM_FILE, program)
     write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
@@ -309,10 +356,16 @@ def evaluate(spec: TaskSpec, stage: str, program: str, *, workdir: Path | None =
 
             frames = FrameRecorder(spec, env)
             on_frame = frames.capture
+        if observe is not None:
+            on_frame = observe if on_frame is None else _both(on_frame, observe)
         sim.event("start", f"simulation starts ({stage_label(stage)})", 0)
         sim.run(evaluator, before_step=world.before_step if world.forces else None, control=control,
                 on_frame=on_frame)
+        if observe is not None:
+            observe(sim)
         outcome = evaluator.finish()
+        if sim.stopped == "work":
+            stop.append(sim.stop_reason)
         if spec.controller:
             t0 = time.perf_counter()
             closed = channel.close()

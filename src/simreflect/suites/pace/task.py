@@ -150,6 +150,17 @@ class PaceEvaluator:
 # ----- a task folder ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class Run:
+    """One run of an evaluation: a task whose success must not hang on one fixed episode (a
+    track an open-loop program could be tuned to) lists several in its card (`[[runs]]`), each
+    setting invisible variables only, so the program cannot tell which run it is in; a pass needs
+    every run to pass."""
+
+    name: str
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class Variable:
     name: str
     unit: str
@@ -228,12 +239,31 @@ class TaskSpec:
         names = [n for n, _ in self.constraint_specs]
         if len(set(names)) != len(names) or set(names) & set(GENERIC_CONSTRAINTS):
             raise TaskFormatError(f"{self.id}: constraint names must be unique and not {GENERIC_CONSTRAINTS}")
+        self.runs = self._read_runs()
         for st in STAGES:
             self.hold_rule(self._stages[st])
         for text in [self.card["goal"], self.card["success"], self.api_doc, *(d for _, d in self.constraint_specs)]:
             for ref in re.findall(r"{(\w+)}", text):
                 if ref not in self.variables or not self.variables[ref].visible:
                     raise TaskFormatError(f"{self.id}: the card text uses {{{ref}}}, which is not a visible variable")
+
+    def _read_runs(self) -> tuple[Run, ...]:
+        tables = self.card.get("runs", [{}])
+        if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+            raise TaskFormatError(f"{self.id}: card.toml [[runs]] must be a non-empty list of tables")
+        runs = []
+        for t in tables:
+            sets = {k: v for k, v in t.items() if k != "name"}
+            shown = sorted(k for k in sets if k not in self.variables or self.variables[k].visible)
+            if shown:
+                raise TaskFormatError(f"{self.id}: a run may set only invisible variables (the program must not tell "
+                                      f"the runs apart), not {shown}")
+            runs.append(Run(str(t.get("name", "")), tuple(sorted(sets.items()))))
+        return tuple(runs)
+
+    def run_environment(self, stage: str, run: Run) -> dict[str, Any]:
+        """Every variable of a stage in one of its runs (trusted side only)."""
+        return {**self.environment(stage), **dict(run.overrides)}
 
     @property
     def api_doc(self) -> str:

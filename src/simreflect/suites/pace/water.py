@@ -15,6 +15,14 @@ velocity of its centre and it gets no rotational damping: a smooth rim slides pa
 what sticks out of it (a paddle) pushes water. A fixture's part above the water gets a horizontal
 wind drag 0.5 cw rho_air H |w - v_x| (w - v_x) (H: the height of that part; the wind pulses by
 +-gust over 4 s).
+
+The host's work is bounded deterministically (never by wall time): `work` counts the polygon
+pieces the field cuts and weighs (a fixture in calm water or in the wind is one, a fixture in
+waves one per strip), and a run whose count passes `max_work` (each water task states its own in
+its card, about ten times what its most demanding reference needs; MAX_WORK by default) is ended
+with StopSimulation("work"): the evaluation's execution constraint fails with that reason. A design
+of many large parts in waves (40 blocks of 8 m: 1,280 strips a step; the engine takes up to 400
+parts of 10 m) otherwise kept the host busy for minutes (benchmarks/pace_water_work.py).
 """
 
 from __future__ import annotations
@@ -24,10 +32,14 @@ from typing import Any
 
 from Box2D import b2CircleShape, b2PolygonShape, b2Vec2
 
+from simreflect.suites.pace.engine import StopSimulation
+
 RHO_AIR = 1.2
 CIRCLE_SEGMENTS = 16
 STRIP = 0.25  # m: in waves, bodies are cut into vertical strips this wide
 DRY = -1e9  # the "surface" outside the water's x range: nothing there is submerged
+#: Polygon pieces a run's water may cut and weigh (see the module docstring).
+MAX_WORK = 300_000
 
 
 def clip_half(poly: list[tuple[float, float]], px: float, py: float, nx: float,
@@ -122,7 +134,7 @@ class Water:
     def __init__(self, *, rho: float, g: float, x_range: tuple[float, float], level: float = 0.0,
                  wave_height: float = 0.0, wave_length: float = 1.0, current: float = 0.0, wind: float = 0.0,
                  gust: float = 0.0, k_lin: float = 0.1, cd: float = 1.0, cw: float = 1.2,
-                 smooth_circles: bool = False):
+                 smooth_circles: bool = False, max_work: int = MAX_WORK):
         self.rho, self.g = rho, g
         self.level = level
         self.A = wave_height / 2.0
@@ -139,6 +151,15 @@ class Water:
         # no cut surface (a strip's tangent included) rises above this; a fixture wholly above it
         # or wholly beside the water's x range has nothing under water (1 mm spares float32 noise)
         self.top = level + abs(self.A) * (1.0 + self.k * STRIP) + 1e-3
+        self.work = 0
+        self.max_work = max_work
+
+    def _spend(self, pieces: int) -> None:
+        self.work += pieces
+        if self.work > self.max_work:
+            raise StopSimulation("work", f"the design made the water model cut more than {self.max_work:,} pieces "
+                                         f"(its parts in the water, cut into {STRIP:g} m strips in waves, every "
+                                         "step): the run was ended there")
 
     def eta(self, x: float) -> float:
         if not self.x0 <= x <= self.x1:
@@ -171,9 +192,11 @@ class Water:
             # normal is (0, 1), without its zero x term)
             h = self.eta((x0 + x1) / 2)
             piece = clip_by_distances(poly, [y - h for _, y in poly])
+            self._spend(1)
             area, cx, cy = polygon_area_centroid(piece)
             return [(area, cx, cy, piece)] if area > 1e-9 else []
         n = 1 if self.A == 0 else max(1, int(math.ceil((x1 - x0) / STRIP)))
+        self._spend(n)
         out = []
         for i in range(n):
             piece = poly

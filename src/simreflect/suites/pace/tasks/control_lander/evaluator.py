@@ -1,4 +1,6 @@
-"""The lander must settle on the pad: gentle and upright at touchdown, the hull never touching ground."""
+"""The lander must settle on the pad: gentle and upright at touchdown, the hull never touching ground,
+and no leg ever touching the ground outside the pad (a touchdown off the pad is a landing off the
+pad, even if the lander then hops or slides onto it: the pad is the one place it may land)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ class Evaluator(PaceEvaluator):
         self.start = (self.body.position.x, self.body.position.y)
         self.best = 0.0
         self.fuel_out_step = None
+        self.off_pad_step = None
+        self.off_pad_x = None
 
     def tick(self, step: int) -> bool:
         b = self.body
@@ -46,10 +50,17 @@ class Evaluator(PaceEvaluator):
             side = "both legs" if all(legs) else ("the left leg" if legs[0] else "the right leg")
             self.sim.event("contact", f"touchdown on {side} at x = {p.x:.2f} m, speed {self.touch_speed:.2f} m/s "
                                       f"(vertical {v.y:.2f}), tilt {tilt:.1f} deg", step)
+        left, right = self.world.pad
+        if self.off_pad_step is None:
+            for touching, foot in zip(legs, self.world.feet()):
+                if touching and not left <= foot <= right:
+                    self.off_pad_step, self.off_pad_x = step, foot
+                    self.sim.event("failure", f"a leg touched the ground off the pad (foot at x = {foot:.2f} m; "
+                                              f"pad {left:g} to {right:g} m)", step)
+                    break
         if self.hull_step is None and self.world.hull_contact():
             self.hull_step = step
             self.sim.event("failure", "the hull struck the ground", step)
-        left, right = self.world.pad
         on_pad = left <= p.x - 1.0 and p.x + 1.0 <= right
         d0 = math.hypot(self.start[0] - (left + right) / 2, self.start[1])
         d = math.hypot(p.x - (left + right) / 2, p.y - 0.7)
@@ -58,7 +69,7 @@ class Evaluator(PaceEvaluator):
         if self.success.update(step, resting) and self.goal_step is None:
             self.goal_step = step
             self.sim.event("goal", "the lander rests on the pad", step)
-        if self.goal_step is not None or self.hull_step is not None:
+        if self.goal_step is not None or self.hull_step is not None or self.off_pad_step is not None:
             return True
         return step >= self.limit_steps
 
@@ -75,11 +86,15 @@ class Evaluator(PaceEvaluator):
                        value=round(self.max_tilt, 2), limit=self.tilt_max, unit="deg", step=self.tilt_step),
             Constraint("hull_clear", "the hull never touches the ground", passed=self.hull_step is None,
                        value=0.0 if self.hull_step is None else 1.0, limit=0.0, unit="strikes", step=self.hull_step),
+            Constraint("on_pad", "no leg touches the ground outside the pad", passed=self.off_pad_step is None,
+                       value=None if self.off_pad_x is None else round(self.off_pad_x, 3), unit="m",
+                       step=self.off_pad_step),
         ]
         goal_met = self.goal_step is not None
         failure = None
         for st, why in ((self.touch_step if hard else None, f"touchdown too fast ({self.touch_speed or 0:.2f} m/s)"),
-                        (self.tilt_step, "the lander tilted too far"), (self.hull_step, "the hull struck the ground")):
+                        (self.tilt_step, "the lander tilted too far"), (self.hull_step, "the hull struck the ground"),
+                        (self.off_pad_step, "a leg touched the ground off the pad")):
             if st is not None and (failure is None or st < failure[0]):
                 failure = (st, why)
         if not goal_met and failure is None:

@@ -97,6 +97,10 @@ class World(PaceWorld):
         left, right, _ = self._touching()
         return [left, right]
 
+    def feet(self) -> list[float]:
+        """x (m) of the left and right foot, now."""
+        return [self.body.GetWorldPoint((side * LEG_DX, -LEG_DY)).x for side in (-1, 1)]
+
     def hull_contact(self) -> bool:
         return self._touching()[2]
 

@@ -2,7 +2,7 @@
 
 The heavier craft with a weaker propeller tops out near 4.25 m/s, far below the beacon's 6 m/s:
 it can never catch the beacon from behind, only meet it ahead. Aiming 3 s ahead of the beacon on
-its track (the lead shrinking to range / 3 m/s) takes the craft onto the track with time to spare;
+its track (the lead shrinking to range / 2 m/s, soon enough for the nearer track too) takes the craft onto the track with time to spare;
 easing the throttle as it nears the aim point lets the beacon come to it, so the capture happens
 at about 4 m/s relative speed (the limit is now 7 m/s), the beacon passing within 0.9 m of the
 craft and staying inside the smaller 2 m radius for longer than the 0.5 s a capture takes.
@@ -13,7 +13,7 @@ import math
 K_TURN = 2.0  # rudder command per rad of heading error
 K_SPIN = 1.5  # rudder command per rad/s of spin
 LEAD = 3.0  # s: how far ahead along its track the craft aims, at long range
-CLOSING = 3.0  # m/s: at shorter range the lead shrinks to range / CLOSING
+CLOSING = 2.0  # m/s: at shorter range the lead shrinks to range / CLOSING (on both tracks)
 SLOW = 8.0  # m: full thrust until the aim point is this close, then proportionally less
 
 state = {"vt": (0.0, 0.0)}

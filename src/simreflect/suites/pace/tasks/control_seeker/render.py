@@ -1,6 +1,6 @@
 """View and overlays of the seeker's arena."""
 
-from .world import ARENA
+from .world import ARENA, beacon_start
 
 
 def view(env):
@@ -12,5 +12,5 @@ def overlays(env):
     import math
 
     h = env["target_heading"]
-    x, y = env["target_x"], env["target_y"]
+    x, y = beacon_start(env)
     return [{"kind": "line", "points": [(x, y), (x + 60 * math.cos(h), y + 60 * math.sin(h))], "colour": "goal"}]

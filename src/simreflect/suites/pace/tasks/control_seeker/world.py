@@ -19,6 +19,13 @@ DT = 1.0 / 60.0
 ARENA = (-15.0, -60.0, 75.0, 50.0)  # x0, y0, x1, y1
 
 
+def beacon_start(env) -> tuple[float, float]:
+    """Where the beacon starts in this run: (target_x, target_y) on the first track; on the second,
+    that point moved track_shift to port of the beacon's heading (a parallel track)."""
+    h, shift = env["target_heading"], env["track"] * env["track_shift"]
+    return env["target_x"] - shift * math.sin(h), env["target_y"] + shift * math.cos(h)
+
+
 class World(PaceWorld):
     forces = True
     commands = {"thrust": (0.0, 1.0), "turn": (-1.0, 1.0)}
@@ -45,7 +52,7 @@ class World(PaceWorld):
         sim.register(craft, "craft", "craft")
         self.craft = craft
         h = env["target_heading"]
-        beacon = sim.world.CreateKinematicBody(position=(env["target_x"], env["target_y"]))
+        beacon = sim.world.CreateKinematicBody(position=beacon_start(env))
         beacon.CreateFixture(b2FixtureDef(shape=b2CircleShape(radius=BEACON_R), isSensor=True))
         sim.register(beacon, "target", "beacon")
         self.beacon = beacon

@@ -29,6 +29,10 @@ CD = 1.0  # form drag coefficient
 CW = 1.2
 
 
+#: Pieces the water may cut and weigh in one run (water.py; the card's api doc states it): about ten
+#: times the 23,760 its most demanding reference needs.
+WATER_WORK = 240_000
+
 class World(PaceWorld):
     forces = True
 
@@ -73,7 +77,8 @@ class World(PaceWorld):
         sim.static_box((x3 + 20.5, 2.0), 1.0, 6.0, friction=mu)  # end wall
         self.goal_x = x3 + GOAL_BEYOND
         self.water = Water(rho=env["water_density"], g=env["gravity"], x_range=(x0, x3), level=LEVEL,
-                           current=-env["current"], k_lin=K_LIN, cd=CD, cw=CW, smooth_circles=True)
+                           current=-env["current"], k_lin=K_LIN, cd=CD, cw=CW, smooth_circles=True,
+                           max_work=WATER_WORK)
 
     def place(self, design) -> None:
         self.floating = [self.sim.parts[pid] for pid in self.sim.parts]
