@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# every test, the slow ones too (a plain `pytest` leaves them out; see pyproject.toml)
-.venv/bin/python -m pytest -m "slow or not slow" --durations=30 "$@"
+# every test, the slow ones too (a plain `pytest` leaves them out; see pyproject.toml), on every core
+# (pytest-xdist; at most 4 workers, each test file on one worker so module fixtures are built once)
+.venv/bin/python -m pytest -m "slow or not slow" -n auto --maxprocesses 4 --dist loadfile --durations=30 "$@"
