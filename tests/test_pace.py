@@ -200,7 +200,7 @@ def test_the_report_has_the_sections_a_physicist_expects():
 def test_suite_interface_round_trip(tmp_path):
     suite = get_suite("pace")
     tasks = suite.load_tasks()
-    assert len(tasks) == len(task_folder_names()) * len(TARGETS) and suite.default_budget == 20
+    assert len(tasks) == len(task_folder_names()) * len(TARGETS) and suite.protocol.budget == 20
     task = next(t for t in tasks if t.id == "kinematics_rover.stage2")
     work = tmp_path / "w"
     suite.prepare_workspace(task, work)

@@ -119,7 +119,7 @@ def run_cmd(
         raise typer.Exit(2)
     try:
         suite_obj = get_suite(suite)
-        chosen = levels.split(",") if levels else suite_obj.default_levels
+        chosen = levels.split(",") if levels else suite_obj.protocol.levels
         level_list = tuple(f"L{int(EvidenceLevel.parse(x))}" for x in chosen if x.strip())
     except (KeyError, ValueError) as e:
         console.print(f"[red]error:[/red] {e}")
@@ -158,10 +158,10 @@ def run_cmd(
     if interface is not None:
         suite_options["interface"] = interface
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
-                       rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options,
-                       method=method, suite_options=suite_options, runs=runs or suite_obj.default_runs,
-                       history=history or suite_obj.default_history,
-                       invalid_streak=suite_obj.default_invalid_streak,
+                       rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout, agent_options=options,
+                       method=method, suite_options=suite_options, runs=runs or suite_obj.protocol.runs,
+                       history=history or suite_obj.protocol.history,
+                       invalid_streak=suite_obj.protocol.invalid_streak,
                        tasks=tuple(t.strip() for t in (tasks or "").split(",") if t.strip()), limit=limit)
     try:
         if config.history not in ("full", "last+best"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from simreflect.core.contract import EpisodeFlags
 from simreflect.core.suite import Suite
 from simreflect.run.store import EpisodeLog
 
@@ -30,7 +31,7 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
         "tokens": sum(int(r.get("usage", {}).get("total_tokens", 0)) for r in rounds),
         "infra_errors": [e["error"] for e in log.infra_errors],
         "subsets": suite.subsets(task),
-        "flags": suite.episode_flags(rounds),
+        "flags": suite.episode_flags(rounds) if isinstance(suite, EpisodeFlags) else [],
         "aux_calls": sum(int(r.get("usage", {}).get("aux_calls", 0)) for r in rounds),
         "rounds": [
             {

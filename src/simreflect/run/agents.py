@@ -7,6 +7,7 @@ from typing import Any
 
 from simreflect.agents.base import Agent
 from simreflect.agents.baselines import NoopAgent, OracleAgent
+from simreflect.core.contract import BaselineAgent
 from simreflect.core.suite import Suite
 
 AGENT_NAMES = ("oracle", "reference", "noop", "baseline", "llm", "param-search")
@@ -62,7 +63,7 @@ def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:
     if name == "noop":
         return NoopAgent()
     if name == "baseline":
-        agent = suite.baseline_agent()
+        agent = suite.baseline_agent() if isinstance(suite, BaselineAgent) else None
         if agent is None:
             raise ValueError(f"suite {suite.name!r} has no baseline agent")
         return agent

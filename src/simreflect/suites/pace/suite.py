@@ -19,6 +19,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
+from simreflect.core.contract import RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
@@ -50,7 +51,7 @@ def task_for(spec: TaskSpec, stage: str, index: int = 0) -> Task:
                 params={"task": spec.id, "stage": stage, "domain": spec.domain, "visible": spec.visible(stage),
                         "invisible": spec.invisible_names(), "controller": spec.controller},
                 hidden={"dir": str(spec.folder), "stage": stage, "mutations": spec.mutations(stage)},
-                budget=PaceSuite.default_budget)
+                budget=PaceSuite.protocol.budget)
 
 
 #: What a from-scratch run starts from: a design that declares nothing.
@@ -59,12 +60,15 @@ SCRATCH_PROGRAM = "def build(api):\n    pass\n"
 
 class PaceSuite(Suite):
     name = "pace"
-    default_budget = 20
-    default_runs = 2  # Pass@2 / Score@2
-    default_history = "last+best"
-    default_invalid_streak = 3
-    crash_reward = -1.0  # a program that did not run scores -100, as an invalid design does
-    default_levels = ("L3",)  # the full diagnostic report, as the PACE protocol gives
+    summary = "adapt a working 2D design (Box2D) to a changed environment, some changes invisible"
+    # Pass@2 / Score@2 over 20 attempts, the last and best shown, at the full diagnostic report
+    # (L3), as the PACE protocol gives
+    protocol = RunProtocol(budget=20, runs=2, history="last+best", invalid_streak=3, levels=("L3",))
+    # a program that did not run scores -100 (reward -1), as an invalid design does
+    scale = ScoreScale(-100.0, 100.0, -1.0, 1.0, "100 on success, -100 x share of hard constraints violated, "
+                       "else partial progress")
+    stages = tuple(range(1, len(TARGETS) + 1))
+    program_filename = PROGRAM_FILE
     subset_order = ("domain: statics", "domain: kinematics", "domain: dynamics", "domain: granular",
                     "domain: control", "domain: exotic", "stage 1", "stage 2", "stage 3", "stage 4")
 
@@ -172,6 +176,10 @@ class PaceSuite(Suite):
         with tempfile.TemporaryDirectory(prefix="simreflect-pace-verify-") as tmp:
             ev = self.evaluation(task, program, workdir=Path(tmp))
         return ev.verdict()
+
+    def source_program(self, task: Task) -> str:
+        """The source design the workspace's program.py starts as (with start=source)."""
+        return self.spec(task).program("source")
 
     def oracle(self, task: Task) -> str:
         return self.spec(task).reference(task.hidden["stage"])

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from simreflect.core.cache import cache_dir
+from simreflect.core.contract import RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
@@ -54,7 +55,7 @@ MAX_FINALS = 32  # final states kept in memory (the record holds them all)
 def make_task(build: str, seed: int) -> Task:
     spec = get_build(build).spec(seed)
     return Task(id=f"{build}-{seed}", suite="workshop", seed=int(seed),
-                params={"build": build, "spec": spec.to_dict()}, hidden={}, budget=WorkshopSuite.default_budget)
+                params={"build": build, "spec": spec.to_dict()}, hidden={}, budget=WorkshopSuite.protocol.budget)
 
 
 def reference_source(build: str) -> str:
@@ -66,7 +67,9 @@ def reference_source(build: str) -> str:
 
 class WorkshopSuite(Suite):
     name = "workshop"
-    default_budget = 2  # rounds: each runs the program against a fresh session of the build
+    summary = "drive a two-armed MuJoCo robot over HTTP to build with boards and screws"
+    protocol = RunProtocol(budget=2)  # rounds: each runs the program against a fresh session of the build
+    scale = ScoreScale(0.0, 1.0, 0.0, 1.0, "1 when the build is complete and rigid, else 0")
     subset_order = BUILD_NAMES
 
     def __init__(self) -> None:
