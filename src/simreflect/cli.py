@@ -62,6 +62,18 @@ def suites_cmd() -> None:
         console.print(name)
 
 
+def _suite_options(items: list[str]) -> dict[str, str]:
+    """--suite-option KEY=VALUE items as a dict (exit 2 on an item without '=')."""
+    options = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            console.print(f"[red]error:[/red] --suite-option wants KEY=VALUE, got {item!r}")
+            raise typer.Exit(2)
+        options[key.strip()] = value.strip()
+    return options
+
+
 @app.command("run")
 def run_cmd(
     suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
@@ -148,13 +160,7 @@ def run_cmd(
         except FileNotFoundError as e:
             console.print(f"[red]error:[/red] {e}")
             raise typer.Exit(2)
-    suite_options = {}
-    for item in suite_option:
-        key, sep, value = item.partition("=")
-        if not sep:
-            console.print(f"[red]error:[/red] --suite-option wants KEY=VALUE, got {item!r}")
-            raise typer.Exit(2)
-        suite_options[key.strip()] = value.strip()
+    suite_options = _suite_options(suite_option)
     if interface is not None:
         suite_options["interface"] = interface
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
@@ -230,6 +236,48 @@ def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
         console.print(f"note: {note}", markup=False)
     console.print(f"{len(diffs)} difference(s)")
     raise typer.Exit(1 if diffs else 0)
+
+
+@app.command("check")
+def check_cmd(
+    suite: str = typer.Argument(..., help="Suite to check (see `simreflect suites`)."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the suite's own)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the default benchmark and of the task sample."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Check this many tasks drawn with --seed "
+                                         "(default: every task)."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids to check instead."),
+    suite_option: list[str] = typer.Option([], "--suite-option", help="KEY=VALUE suite settings (repeatable)."),
+    no_cross_process: bool = typer.Option(False, "--no-cross-process", help="Skip re-verifying in a fresh process."),
+    no_hostile: bool = typer.Option(False, "--no-hostile", help="Skip the hostile programs."),
+    no_oracle: bool = typer.Option(False, "--no-oracle", help="Skip running the oracle (quick; determinism and "
+                                   "save/load then judge the untouched workspace)."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds per program run (default: the suite's)."),
+) -> None:
+    """Check a suite against the contract: the oracle passes, doing nothing fails, verdicts repeat (also in a
+    fresh process), saved tasks load back, reports hide the hidden values, scores stay in the declared
+    range, hostile programs get verdicts. Exit 1 on any finding."""
+    from simreflect.core.registry import get_suite
+    from simreflect.testing.check import check_suite
+
+    options = _suite_options(suite_option)
+    try:
+        suite_obj = get_suite(suite)
+        root = bench
+        if root is None:
+            try:
+                root = suite_obj.default_root(seed)
+            except FileNotFoundError:
+                root = None  # a suite whose tasks need no benchmark directory
+        with console.status(f"checking {suite}"):
+            report = check_suite(suite_obj, root, sample=sample, seed=seed, options=options,
+                                 tasks=tuple(t.strip() for t in (tasks or "").split(",") if t.strip()),
+                                 oracle=not no_oracle, cross_process=not no_cross_process, hostile=not no_hostile,
+                                 timeout_s=timeout)
+    except (KeyError, ValueError) as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(report.text(), markup=False, highlight=False)
+    raise typer.Exit(0 if report.ok else 1)
 
 
 export_app = typer.Typer(help="Write tasks in formats other harnesses run.", no_args_is_help=True)

@@ -159,6 +159,15 @@ def capabilities(suite: object) -> tuple[str, ...]:
     return tuple(name for name, proto in CAPABILITIES.items() if isinstance(suite, proto))
 
 
+def value_texts(value: Any) -> tuple[str, ...]:
+    """How a hidden number may appear in a text (repr, 6 and 4 significant digits), keeping only
+    renderings with at least three digits: shorter ones occur in any text by chance."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return ()
+    forms = {repr(value)} if isinstance(value, int) else {repr(float(value)), f"{value:.6g}", f"{value:.4g}"}
+    return tuple(sorted(f for f in forms if sum(ch.isdigit() for ch in f) >= 3))
+
+
 def volatile_keys(suite: object) -> tuple[str, ...]:
     """The suite's volatile diagnostic keys (none when it declares none)."""
     return tuple(suite.volatile_diagnostics) if isinstance(suite, VolatileDiagnostics) else ()

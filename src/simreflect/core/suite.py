@@ -74,6 +74,12 @@ class Suite(ABC):
         an input the harness failed on): invalid, scored as this suite scores any invalid artefact."""
         return Verdict.invalid_artefact(reason)
 
+    def hidden_values(self, task: Task) -> tuple[str, ...]:
+        """Texts of the task's hidden ground truth that no instruction, note or report may show (what
+        `check_suite` scans every rendered text for): pace's invisible values, audit's keys, gait's
+        planted defect magnitudes. A suite whose tasks hide nothing returns ()."""
+        return ()
+
     def subsets(self, task: Task) -> list[str]:
         """Labels of the reporting subsets a task belongs to (e.g. 'contains leak', '2 defects')."""
         return []

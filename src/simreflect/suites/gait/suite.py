@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
-from simreflect.core.contract import RunProtocol, ScoreScale
+from simreflect.core.contract import RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
@@ -200,6 +200,10 @@ class GaitSuite(Suite):
         kinds = task.hidden["kinds"]
         n = len(kinds)
         return [f"contains {k}" for k in ("leak", "balance", "knee") if k in kinds] + [f"{n} defect{'s' if n > 1 else ''}"]
+
+    def hidden_values(self, task: Task) -> tuple[str, ...]:
+        """The planted defects' magnitudes (the verifier reports what it measures, never these)."""
+        return tuple(sorted({t for d in task.hidden["defects"] for t in value_texts(d.get("magnitude"))}))
 
     def save_task(self, task: Task, dest: Path) -> None:
         dest.mkdir(parents=True, exist_ok=True)
