@@ -168,13 +168,13 @@ def test_simreflect_check_reports_and_exits_by_the_findings():
     from typer.testing import CliRunner
 
     from simreflect.cli import app
-    from simreflect.testing.toy import register_toy_suite
+    from simreflect.testing.toy import toy_suite_registered
 
-    register_toy_suite()
-    r = CliRunner().invoke(app, ["check", "toy", "--sample", "2", "--no-cross-process"])
-    assert r.exit_code == 0, r.output
-    assert "toy: 2 task(s)" in r.output and "all passed" in r.output
-    r = CliRunner().invoke(app, ["check", "no-such-suite"])
-    assert r.exit_code == 2 and "unknown suite" in r.output
-    r = CliRunner().invoke(app, ["check", "toy", "--suite-option", "colour"])
-    assert r.exit_code == 2 and "KEY=VALUE" in r.output
+    with toy_suite_registered():
+        r = CliRunner().invoke(app, ["check", "toy", "--sample", "2", "--no-cross-process"])
+        assert r.exit_code == 0, r.output
+        assert "toy: 2 task(s)" in r.output and "all passed" in r.output
+        r = CliRunner().invoke(app, ["check", "toy", "--suite-option", "colour"])
+        assert r.exit_code == 2 and "KEY=VALUE" in r.output
+    r = CliRunner().invoke(app, ["check", "toy"])
+    assert r.exit_code == 2 and "unknown suite" in r.output  # registered for the block only

@@ -19,6 +19,12 @@ def register_suite(name: str, factory: Callable[[], Suite]) -> None:
     _factories[name] = factory
 
 
+def unregister_suite(name: str) -> None:
+    """Forget a suite registered with `register_suite` (tests); an entry point comes back on lookup."""
+    _factories.pop(name, None)
+    _instances.pop(name, None)
+
+
 def _discover() -> None:
     for ep in entry_points(group="simreflect.suites"):
         _factories.setdefault(ep.name, lambda ep=ep: ep.load()())

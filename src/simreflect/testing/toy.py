@@ -5,7 +5,7 @@ it is and must write the number into answer.txt. The program runs in the core sa
 suite's; the verifier reads answer.txt as untrusted data (never through a link, bounded). Reports
 say "wrong" (L1), "too high / too low" (L2) and "within 10 or not" (L3): never the number itself.
 
-It is not registered with the package: a test registers it (`register_toy_suite()`), or a package
+It is not registered with the package: a test registers it (`toy_suite_registered()`), or a package
 names `simreflect.testing.toy:ToySuite` under the `simreflect.suites` entry points.
 """
 
@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
+from simreflect.core.cache import cache_dir
 from simreflect.core.contract import RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
@@ -42,6 +45,16 @@ def make_task(index: int, seed: int = 0) -> Task:
     a, b = (int(x) for x in rng.integers(101, 999, size=2))
     return Task(id=f"toy-{index:02d}", suite=NAME, seed=seed, params={"a": a, "b": b},
                 hidden={"target": a * b}, budget=ToySuite.protocol.budget)
+
+
+def write_task_list(root: Path, tasks: int, seed: int = 0) -> Path:
+    """A toy benchmark directory: `tasks` tasks drawn with `seed`."""
+    Path(root).mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"tasks": int(tasks), "seed": int(seed)}) + "\n"
+    path = Path(root) / TASKS_FILE
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+    return Path(root)
 
 
 def read_answer(workdir: Path) -> int:
@@ -74,7 +87,10 @@ class ToySuite(Suite):
         return [make_task(i, seed) for i in range(n)]
 
     def default_root(self, seed: int = 0) -> Path:
-        raise FileNotFoundError("the toy suite needs no benchmark directory; pass any directory (or none)")
+        """A directory in the user's cache holding just the task list for `seed`."""
+        root = cache_dir() / f"toy-seed{seed}"
+        write_task_list(root, DEFAULT_TASKS, seed)
+        return root
 
     def prepare_workspace(self, task: Task, workdir: Path) -> None:
         Path(workdir).mkdir(parents=True, exist_ok=True)
@@ -125,8 +141,13 @@ class ToySuite(Suite):
         return Task.from_dict(json.loads((Path(path) / SAVED_TASK).read_text()))
 
 
-def register_toy_suite() -> None:
-    """Make `get_suite("toy")` the toy suite (for tests)."""
-    from simreflect.core.registry import register_suite
+@contextmanager
+def toy_suite_registered() -> Iterator[None]:
+    """`get_suite("toy")` is the toy suite inside the block (for tests), unknown again after it."""
+    from simreflect.core.registry import register_suite, unregister_suite
 
     register_suite(NAME, ToySuite)
+    try:
+        yield
+    finally:
+        unregister_suite(NAME)
