@@ -48,6 +48,10 @@ ENTRY_POINTS = """\
 [simreflect.suites]
 toy3p = simreflect.testing.toy:ToySuite
 broken = no_such_module:Nothing
+pace = simreflect.testing.toy:ToySuite
+
+[simreflect.commands]
+pace = thirdparty_simreflect:not_an_app
 
 [simreflect.agents]
 multiplier = thirdparty_simreflect:make_multiplier
@@ -79,10 +83,13 @@ def test_a_third_party_suite_agent_and_method_come_through_entry_points_alone(th
     assert listed.returncode == 0, listed.stderr
     assert "toy3p [from thirdparty-simreflect]: write the product" in listed.stdout
     assert "broken [from thirdparty-simreflect]: cannot be loaded (ModuleNotFoundError" in listed.stdout
-    assert "pace: adapt a working 2D design" in listed.stdout  # ours are still there
+    assert "pace: adapt a working 2D design" in listed.stdout  # ours are still there, not shadowed
+    assert "toy3p" not in listed.stdout.split("pace:")[1].split("\n")[0]
     agents = _run(third_party, *cli, "agents")
     assert "multiplier [from thirdparty-simreflect]: Answers with the product" in agents.stdout
     assert "twice [from thirdparty-simreflect]: Twice: the plain loop under another name." in agents.stdout
+    pace_help = _run(third_party, *cli, "pace", "--help")  # the plugin's "pace" command group does not replace ours
+    assert pace_help.returncode == 0 and "The pace suite" in pace_help.stdout, pace_help.stderr
     run_help = _run(third_party, *cli, "run", "--help")
     assert "multiplier" in run_help.stdout and "twice" in run_help.stdout  # the help is the registry's
     bench = tmp_path / "bench"

@@ -8,8 +8,9 @@ An entry comes from one of two places and is looked up the same way:
         [project.entry-points."simreflect.agents"]
         mine = "my_package.agent:MyAgent"
     so a third-party package adds a suite, an agent or a method through its metadata alone.
-A name registered in code wins over an entry point of the same name. This package's suites are
-entry points of its own distribution.
+A name registered in code wins over an entry point of the same name, and this distribution's entry
+point over another's (a plugin cannot replace `pace` by declaring the name). This package's suites
+are entry points of its own distribution.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def first_sentence(doc: str) -> str:
     return text if end is None else text[:end.start() + 1]
 
 
+OWN_DISTRIBUTION = "simreflect"
 _entries: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
 _discovered: set[str] = set()
 _suites: dict[str, Suite] = {}
@@ -87,7 +89,11 @@ def _kind(kind: str) -> dict[str, Entry]:
         _discovered.add(kind)
         for ep in entry_points(group=KINDS[kind]):
             origin = ep.dist.name if ep.dist is not None else "?"
-            _entries[kind].setdefault(ep.name, Entry(kind, ep.name, ep.value, origin=origin))
+            known = _entries[kind].get(ep.name)
+            # this package's own name wins, whatever order the path lists distributions in: a plugin
+            # cannot stand in for `pace` by declaring the same name
+            if known is None or (origin == OWN_DISTRIBUTION and known.origin != OWN_DISTRIBUTION):
+                _entries[kind][ep.name] = Entry(kind, ep.name, ep.value, origin=origin)
     return _entries[kind]
 
 
