@@ -4,9 +4,12 @@ is caught (a mutant toy suite per way); every real suite passes on a sample (all
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simreflect.core.contract import ScoreScale
 from simreflect.core.evidence import EvidenceLevel
@@ -182,3 +185,28 @@ def test_simreflect_check_reports_and_exits_by_the_findings():
         assert r.exit_code == 2 and "KEY=VALUE" in r.output
     r = CliRunner().invoke(app, ["check", "toy"])
     assert r.exit_code == 2 and "unknown suite" in r.output  # registered for the block only
+
+
+class ReportRaises(ToySuite):
+    def observe(self, task, verdict, level):
+        raise RuntimeError("the renderer broke")
+
+
+def test_a_report_that_does_not_render_is_a_finding():
+    assert "renders" in findings(ReportRaises(), sample=1, cross_process=False, hostile=False)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.binary(max_size=80), st.binary(max_size=3), st.binary(max_size=3), st.booleans())
+def test_any_bytes_the_program_leaves_get_a_verdict_and_only_the_number_passes(tmp_path_factory, noise, pre, post,
+                                                                               around_the_number):
+    suite = ToySuite()
+    task = suite.load_tasks()[0]
+    target = str(task.hidden["target"]).encode()
+    raw = pre + target + post if around_the_number else noise  # near misses: the number with bytes around it
+    work = tmp_path_factory.mktemp("w")
+    (work / ANSWER_FILE).write_bytes(raw)
+    verdict = suite.verify(task, work)  # never raises
+    assert suite.scale.score_in_range(verdict.score) and suite.scale.reward_in_range(verdict.reward)
+    text = raw.strip(b" \t\r\n")
+    assert verdict.passed == bool(re.fullmatch(rb"-?[0-9]{1,20}", text) and int(text) == int(target))  # 0580608 too

@@ -65,7 +65,7 @@ def read_answer(workdir: Path) -> int:
         raise ValueError(f"no {ANSWER_FILE}") from None
     except (UnsafeWorkspaceFile, OSError) as e:
         raise ValueError(f"cannot read {ANSWER_FILE}: {e}") from None
-    text = raw.decode("ascii", errors="replace").strip()
+    text = raw.decode("ascii", errors="replace").strip(" \t\r\n")
     if not text.isascii() or not text.lstrip("-").isdigit() or len(text) > 20:
         raise ValueError(f"{ANSWER_FILE} does not hold a whole number")
     return int(text)
