@@ -210,3 +210,18 @@ def test_any_bytes_the_program_leaves_get_a_verdict_and_only_the_number_passes(t
     assert suite.scale.score_in_range(verdict.score) and suite.scale.reward_in_range(verdict.reward)
     text = raw.strip(b" \t\r\n")
     assert verdict.passed == bool(re.fullmatch(rb"-?[0-9]{1,20}", text) and int(text) == int(target))  # 0580608 too
+
+
+def test_the_hidden_value_scan_catches_pace_disclosing_and_not_round_numbers_said_for_other_reasons():
+    from simreflect.core.contract import HiddenValue
+
+    pace = get_suite("pace")
+    task = next(t for t in pace.load_tasks() if t.id == "statics_bridge.stage3")  # gravity 11.5, wind -400
+    hidden = pace.hidden_values(task)
+    disclosed = pace.with_options(disclose="true").instruction(task)  # "- gravity: 11.5 m/s^2 (originally ...)"
+    assert {h.shown_in(disclosed) for h in hidden} >= {"11.5", "-400"}
+    assert all(h.shown_in(pace.instruction(task)) is None for h in hidden)
+    # a joint force of 11.5 kN in a report is not gravity; without a name to look for, it would be
+    assert HiddenValue(("11.5",), near=("gravity",)).shown_in("j5 rigid p5-p6: force 19% = 11.5 kN") is None
+    assert HiddenValue(("11.5",)).shown_in("j5 rigid p5-p6: force 19% = 11.5 kN") == "11.5"
+    assert HiddenValue(("11.5",)).shown_in("a force of 111.53 kN") is None  # only a whole number counts

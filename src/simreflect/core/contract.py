@@ -8,6 +8,7 @@ instead of guessing from attribute names; a suite that lacks it says so by not h
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -159,13 +160,37 @@ def capabilities(suite: object) -> tuple[str, ...]:
     return tuple(name for name, proto in CAPABILITIES.items() if isinstance(suite, proto))
 
 
-def value_texts(value: Any) -> tuple[str, ...]:
-    """How a hidden number may appear in a text (repr, 6 and 4 significant digits), keeping only
-    renderings with at least three digits: shorter ones occur in any text by chance."""
+def value_texts(value: Any, digits: tuple[int, ...] = (6, 4)) -> tuple[str, ...]:
+    """How a hidden number may appear in a text (repr, and rounded to each of `digits` significant
+    digits), keeping only renderings with at least three digits: shorter ones occur in any text by chance."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return ()
-    forms = {repr(value)} if isinstance(value, int) else {repr(float(value)), f"{value:.6g}", f"{value:.4g}"}
+    forms = {repr(value)} if isinstance(value, int) else {repr(float(value)), *(f"{value:.{d}g}" for d in digits)}
     return tuple(sorted(f for f in forms if sum(ch.isdigit() for ch in f) >= 3))
+
+
+#: Characters either side of a hidden value within which one of its `near` words must appear.
+NEAR_CHARS = 80
+
+
+@dataclass(frozen=True)
+class HiddenValue:
+    """A hidden value as it could appear in a text: any of `texts` as a whole number (not inside a
+    longer one); with `near` (e.g. the variable's name), only when one of those words is within
+    NEAR_CHARS of it, so a round number that a text holds for another reason is not taken for it."""
+
+    texts: tuple[str, ...]
+    near: tuple[str, ...] = ()
+
+    def shown_in(self, text: str) -> str | None:
+        """The rendering `text` shows, or None."""
+        lowered = text.lower()
+        for value in self.texts:
+            for m in re.finditer(rf"(?<![\d.]){re.escape(value)}(?![\d])", text):
+                around = lowered[max(0, m.start() - NEAR_CHARS):m.end() + NEAR_CHARS]
+                if not self.near or any(w.lower() in around for w in self.near):
+                    return value
+        return None
 
 
 def volatile_keys(suite: object) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from pathlib import Path
 
-from simreflect.core.contract import RunProtocol, ScoreScale
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.program import ProgramResult
 from simreflect.core.task import Task
@@ -74,10 +74,11 @@ class Suite(ABC):
         an input the harness failed on): invalid, scored as this suite scores any invalid artefact."""
         return Verdict.invalid_artefact(reason)
 
-    def hidden_values(self, task: Task) -> tuple[str, ...]:
-        """Texts of the task's hidden ground truth that no instruction, note or report may show (what
-        `check_suite` scans every rendered text for): pace's invisible values, audit's keys, gait's
-        planted defect magnitudes. A suite whose tasks hide nothing returns ()."""
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        """The task's hidden ground truth that no instruction, note or report may show (what
+        `check_suite` scans every rendered text for): pace's changed invisible values near their
+        names, audit's keys, gait's planted defect magnitudes at full precision. A suite whose
+        tasks hide nothing returns ()."""
         return ()
 
     def subsets(self, task: Task) -> list[str]:

@@ -20,7 +20,6 @@ import inspect
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -116,11 +115,6 @@ def verify_in_child(suite: Suite, options: dict[str, Any], task: Task, work: Pat
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _shows(text: str, value: str) -> bool:
-    """`value` appears in `text` as a whole number (not inside a longer one)."""
-    return re.search(rf"(?<![\d.]){re.escape(value)}(?![\d])", text) is not None
-
-
 class _TaskCheck:
     def __init__(self, suite: Suite, task: Task, tmp: Path, options: dict[str, Any], *, oracle: bool,
                  cross_process: bool, hostile: bool, timeout_s: float) -> None:
@@ -213,7 +207,7 @@ class _TaskCheck:
                     rendered[what] = text
         hidden = self.suite.hidden_values(self.task)
         for what, text in rendered.items():
-            shown = [h for h in hidden if _shows(text, h)]
+            shown = [s for s in (h.shown_in(text) for h in hidden) if s is not None]
             self.expect(not shown, "hidden values", f"the {what} shows hidden value(s) {', '.join(shown)}")
 
     def hostile_program(self, kind: str, program: str) -> None:

@@ -21,7 +21,7 @@ from typing import Iterator
 import numpy as np
 
 from simreflect.core.cache import cache_dir
-from simreflect.core.contract import RunProtocol, ScoreScale
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (SANDBOX_WORKDIR, Limits, UnsafeWorkspaceFile, read_workspace_file, run_sandboxed,
@@ -130,8 +130,8 @@ class ToySuite(Suite):
     def interface_notes(self, level: EvidenceLevel) -> str:
         return f"Your program is Python, run with the work directory (holding {ANSWER_FILE}) as its current directory."
 
-    def hidden_values(self, task: Task) -> tuple[str, ...]:
-        return (str(task.hidden["target"]),)
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        return (HiddenValue((str(task.hidden["target"]),)),)
 
     def save_task(self, task: Task, dest: Path) -> None:
         Path(dest).mkdir(parents=True, exist_ok=True)

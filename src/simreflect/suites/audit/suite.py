@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from simreflect.core.attempt import TrustedSideFailure
-from simreflect.core.contract import RunProtocol, ScoreScale, value_texts
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
@@ -267,10 +267,9 @@ class AuditSuite(Suite):
         flips = any(c == "supported" and any(e != "supported" for e in claims[:i]) for i, c in enumerate(claims))
         return ["verify_gain"] if flips else []
 
-    def hidden_values(self, task: Task) -> tuple[str, ...]:
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
         """The answer keys: the metrics the reference captured (keys.json)."""
-        keys = self.card(task).keys.get("base", {})
-        return tuple(sorted({t for v in keys.values() for t in value_texts(v)}))
+        return tuple(HiddenValue(value_texts(v)) for v in self.card(task).keys.get("base", {}).values())
 
     def card(self, task: Task) -> Card:
         folder = str(task.hidden["dir"])

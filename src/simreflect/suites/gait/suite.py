@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
-from simreflect.core.contract import RunProtocol, ScoreScale, value_texts
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import (
@@ -201,9 +201,10 @@ class GaitSuite(Suite):
         n = len(kinds)
         return [f"contains {k}" for k in ("leak", "balance", "knee") if k in kinds] + [f"{n} defect{'s' if n > 1 else ''}"]
 
-    def hidden_values(self, task: Task) -> tuple[str, ...]:
-        """The planted defects' magnitudes (the verifier reports what it measures, never these)."""
-        return tuple(sorted({t for d in task.hidden["defects"] for t in value_texts(d.get("magnitude"))}))
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        """The planted defects' magnitudes as the generator drew them (repr, 6 digits). The reports
+        show what the verifier measures, rounded (a torso turned by +46.7 deg): evidence, not these."""
+        return tuple(HiddenValue(value_texts(d.get("magnitude"), digits=(6,))) for d in task.hidden["defects"])
 
     def save_task(self, task: Task, dest: Path) -> None:
         dest.mkdir(parents=True, exist_ok=True)

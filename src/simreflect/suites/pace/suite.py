@@ -19,7 +19,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
-from simreflect.core.contract import RunProtocol, ScoreScale, value_texts
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, refuse_program
 from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
@@ -220,16 +220,17 @@ class PaceSuite(Suite):
     def interface_notes(self, level: EvidenceLevel) -> str:
         return prompt.interface_notes()
 
-    def hidden_values(self, task: Task) -> tuple[str, ...]:
-        """The changed values of the invisible variables (unless this run discloses them), except
-        renderings a visible value of the stage or the source shares."""
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        """The changed values of the invisible variables near their names (unless this run discloses
+        them), without renderings a visible value of the stage or the source shares: round numbers
+        such as 0.05 or 11.5 occur in the notes and the reports for other reasons."""
         if self.disclose:
             return ()
         spec, stage = self.spec(task), task.hidden["stage"]
         env = spec.environment(stage)
         shown = {t for st in (stage, "source") for v in spec.visible(st).values() for t in value_texts(v)}
-        hidden = {t for n in spec.invisible_names() if n in task.hidden["mutations"] for t in value_texts(env[n])}
-        return tuple(sorted(hidden - shown))
+        return tuple(HiddenValue(tuple(sorted(set(value_texts(env[n])) - shown)), near=(n, n.replace("_", " ")))
+                     for n in spec.invisible_names() if n in task.hidden["mutations"])
 
     def trajectory_fields(self, task: Task) -> dict:
         return {"domain": task.params["domain"], "stage": int(parse_stage(task.hidden["stage"]).removeprefix("stage"))}
