@@ -23,3 +23,21 @@ def declare(build) -> dict:
     a = api_mod.API({})
     build(a)
     return a.to_dict()
+
+
+def task_folder_names(root=None) -> list[str]:
+    """The pace task folders under `root` (default: the packaged tasks), read off the file system
+    rather than through the loader, so count checks hold for any number of tasks."""
+    from pathlib import Path
+
+    from simreflect.suites.pace.task import tasks_dir
+
+    root = Path(root) if root is not None else tasks_dir()
+    return sorted(d.name for d in root.iterdir() if d.is_dir() and (d / "card.toml").is_file())
+
+
+#: Controls per task: the source on the source, and per target stage the source and its reference.
+def controls_per_task() -> int:
+    from simreflect.suites.pace.task import TARGETS
+
+    return 1 + 2 * len(TARGETS)

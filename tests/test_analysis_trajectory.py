@@ -42,7 +42,20 @@ def test_flags_may_be_grouped():
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, 100.5, -101])
 def test_scores_must_be_finite_and_in_range(bad):
     with pytest.raises(ContractError):
-        Attempt(1, bad, False)
+        traj([Attempt(1, bad, False)])
+
+
+def test_the_range_and_stages_are_the_declared_ones_and_round_trip():
+    gait_like = dict(score_range=(0.0, 1.0), stages=(1,))
+    t = traj([Attempt(1, 0.5, False)], **gait_like)
+    assert t.score_floor == 0.0 and Trajectory.from_dict(json.loads(json.dumps(t.to_dict()))) == t
+    with pytest.raises(ContractError, match="outside"):
+        traj([Attempt(1, 1.5, False)], **gait_like)  # in pace's range, not in this suite's
+    with pytest.raises(ContractError, match="stage"):
+        traj([Attempt(1, 0.5, False)], stage=2, **gait_like)
+    legacy = traj([Attempt(1, -50.0, False)]).to_dict()
+    del legacy["score_range"], legacy["stages"]  # a file written before suites declared them: pace's
+    assert Trajectory.from_dict(legacy).score_range == (-100.0, 100.0) and Trajectory.from_dict(legacy).stages == (1, 2, 3, 4)
 
 
 def test_contract_violations():

@@ -65,7 +65,7 @@ def test_task_data_is_package_data():
 
 def test_suite_interface(tmp_path):
     suite = get_suite("audit")
-    assert isinstance(suite, AuditSuite) and suite.default_budget == 3
+    assert isinstance(suite, AuditSuite) and suite.protocol.budget == 3
     tasks = suite.load_tasks(tasks_dir())
     assert [t.id for t in tasks] == sorted(t.id for t in tasks) and len(tasks) == len(CARDS)
     assert len(suite.load_tasks(tasks_dir() / "ols-risk")) == 1

@@ -1,4 +1,4 @@
-"""The gait suite as a Gymnasium environment."""
+"""Suites as Gymnasium environments: the environment's own contract on the toy suite, then each suite."""
 
 from __future__ import annotations
 
@@ -8,28 +8,36 @@ from gymnasium.utils.env_checker import check_env
 
 import simreflect
 from simreflect.core.env import RepairEnv
+from simreflect.testing.toy import ToySuite, toy_suite_registered, write_task_list
 
 
-def test_env_checker_passes(small_bench):
-    env = RepairEnv("gait", bench=small_bench, level="L2", timeout_s=20)
+@pytest.fixture
+def toy_bench(tmp_path):
+    """The toy suite registered, and a three-task benchmark of it: the core's own subject."""
+    with toy_suite_registered():
+        yield write_task_list(tmp_path / "toy", 3)
+
+
+def test_env_checker_passes(toy_bench):
+    env = RepairEnv("toy", bench=toy_bench, level="L2", timeout_s=20)
     check_env(env, skip_render_check=True)
     env.close()
 
 
-def test_oracle_episode_is_rewarded(small_bench):
-    env = RepairEnv("gait", bench=small_bench, level="L1")
+def test_oracle_episode_is_rewarded(toy_bench):
+    env = RepairEnv("toy", bench=toy_bench, level="L1")
     obs, info = env.reset(seed=3)
-    assert "fix-script interface" in obs and "RESULT: FAIL" in obs and info["errors"]
+    assert "Your program is Python" in obs and "RESULT: FAIL" in obs and info["errors"]
     task = next(t for t in env.tasks if t.id == info["task"])
-    obs, reward, terminated, truncated, info = env.step(task.hidden["oracle_fix"])
+    obs, reward, terminated, truncated, info = env.step(ToySuite().oracle(task))
     assert (reward, terminated, truncated) == (1.0, True, False)
     assert info["passed"] and "RESULT: PASS" in obs
     env.close()
 
 
-def test_budget_truncates_and_bad_programs_cost_a_round(small_bench):
-    env = RepairEnv("gait", bench=small_bench, level="L2", budget=2)
-    env.reset(options={"task": "ep02"})
+def test_budget_truncates_and_bad_programs_cost_a_round(toy_bench):
+    env = RepairEnv("toy", bench=toy_bench, level="L2", budget=2)
+    env.reset(options={"task": "toy-02"})
     obs, reward, terminated, truncated, info = env.step("this is not python")
     assert (reward, terminated, truncated) == (0.0, False, False)
     assert "failed" in obs and info["program"]["status"] == "error"
@@ -48,13 +56,12 @@ def test_registered_ids(small_bench):
     env.close()
 
 
-def test_every_suite_passes_the_env_checker():
+def test_every_suite_passes_the_env_checker(small_bench):
     from simreflect.core.registry import get_suite, suite_names
 
     for name in suite_names():
-        if name == "gait":
-            continue  # above, on a small benchmark
-        env = RepairEnv(name, bench=get_suite(name).default_root(), level="L2", timeout_s=30)
+        bench = small_bench if name == "gait" else get_suite(name).default_root()  # gait: a small benchmark
+        env = RepairEnv(name, bench=bench, level="L2", timeout_s=30)
         check_env(env, skip_render_check=True)
         env.close()
 

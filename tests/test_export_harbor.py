@@ -12,6 +12,8 @@ import tomllib
 import pytest
 
 from simreflect.export.harbor import export_harbor
+from simreflect.suites.pace.task import TARGETS
+from pace_helpers import task_folder_names
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +79,7 @@ def test_an_exported_audit_task_runs_its_verifier_and_solution(tmp_path):
 @pytest.mark.slow
 def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path, pace_sample_root):
     exported = export_harbor("pace", pace_sample_root, tmp_path / "harbor")
-    assert len(exported) == 24  # six tasks x four target stages
+    assert len(exported) == len(task_folder_names(pace_sample_root)) * len(TARGETS)  # tasks x target stages
     d = next(e for e in exported if "statics_bridge" in e.name)
     # the system Python here lacks Box2D (the task's image installs it), so verify with ours
     assert run_task(d, tmp_path / "solved", solve=True, verifier_python=sys.executable)["reward"] == 1.0

@@ -1,4 +1,4 @@
-"""The pace suite through its real path: task folders, the 36 x 5 controls (sandboxed programs,
+"""The pace suite through its real path: task folders, the controls of every task (sandboxed programs,
 Box2D runs, evaluators), determinism across processes, what the agent sees and does not see, the
 Suite interface with the episode loop, and the `pace` commands."""
 
@@ -21,15 +21,17 @@ from simreflect.suites.pace.evaluate import PROGRAM_FILE, TASK_FILE, evaluate
 from simreflect.suites.pace.task import DOMAINS, FOLDER_FILES, TARGETS, load_spec, load_specs, tasks_dir
 from simreflect.suites.pace import pins
 from simreflect.suites.pace.validate import controls_for, run_controls
+from pace_helpers import controls_per_task, task_folder_names
 
 SPECS = load_specs()
 
 
 # ----- the task folders ---------------------------------------------------------------------------
 
-def test_six_tasks_per_domain_every_folder_the_same_shape():
-    assert Counter(s.domain for s in SPECS) == {d: 6 for d in DOMAINS}
-    assert len({s.id for s in SPECS}) == 36 and all(s.id.startswith(s.domain + "_") for s in SPECS)
+def test_every_task_folder_loads_every_domain_has_tasks_every_folder_the_same_shape():
+    assert [s.id for s in SPECS] == task_folder_names()  # every folder with a card, once, in order
+    assert set(Counter(s.domain for s in SPECS)) == set(DOMAINS)
+    assert all(s.id.startswith(s.domain + "_") for s in SPECS)
     for spec in SPECS:
         names = sorted(p.name for p in spec.folder.iterdir() if not p.name.startswith(("__", ".")))
         assert names == sorted((*FOLDER_FILES, pins.PIN_FILE)), spec.id
@@ -83,10 +85,11 @@ def test_control(control, control_rows):
 
 def test_the_control_plan_is_complete():
     plan = controls_for()
-    assert len(plan) == 36 * 9
+    assert len(plan) == len(task_folder_names()) * controls_per_task()
     for spec in SPECS:
         mine = [c for c in plan if c.task == spec.id]
-        assert sum(c.expect_pass for c in mine) == 5  # source on source, one reference per stage
+        assert len(mine) == controls_per_task()
+        assert sum(c.expect_pass for c in mine) == 1 + len(TARGETS)  # source on source, one reference per stage
 
 
 # ----- determinism ------------------------------------------------------------------------------------
@@ -197,7 +200,7 @@ def test_the_report_has_the_sections_a_physicist_expects():
 def test_suite_interface_round_trip(tmp_path):
     suite = get_suite("pace")
     tasks = suite.load_tasks()
-    assert len(tasks) == 36 * 4 and suite.default_budget == 20
+    assert len(tasks) == len(task_folder_names()) * len(TARGETS) and suite.protocol.budget == 20
     task = next(t for t in tasks if t.id == "kinematics_rover.stage2")
     work = tmp_path / "w"
     suite.prepare_workspace(task, work)
@@ -283,13 +286,13 @@ def test_validate_command_prints_the_table(tmp_path):
 
     r = CliRunner().invoke(app, ["validate", "--task", "dynamics_launcher", "--workers", "2"])
     assert r.exit_code == 0, r.output
-    assert "9 as expected" in r.output and "dynamics_launcher" in r.output
+    assert f"{controls_per_task()} as expected" in r.output and "dynamics_launcher" in r.output
     # a task folder being written elsewhere: its broken reference shows as a failed control
     shutil.copytree(tasks_dir() / "dynamics_launcher", tmp_path / "dynamics_launcher")
     (tmp_path / "dynamics_launcher" / "ref_stage2.py").write_text("def build(api):\n    pass\n")
     r = CliRunner().invoke(app, ["validate", "--root", str(tmp_path), "--workers", "2", "--json"])
     rows = [json.loads(line) for line in r.output.splitlines() if line.startswith("{")]
-    assert r.exit_code == 1 and len(rows) == 9
+    assert r.exit_code == 1 and len(rows) == controls_per_task()
     assert [(x["env"], x["program"]) for x in rows if not x["ok"]] == [("stage2", "stage2")]
     r = CliRunner().invoke(app, ["validate", "--root", str(tmp_path / "missing")])
     assert r.exit_code == 2 and "No such file" in r.output

@@ -10,7 +10,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from simreflect import __version__
+from simreflect.core import registry
+from simreflect.core.contract import RunProtocol, capabilities
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.run import agents as _agents  # registers this package's agents and methods
 
 app = typer.Typer(
     help="simreflect: benchmarks where a model must make a physical or scientific artefact work, "
@@ -20,23 +23,36 @@ app = typer.Typer(
 )
 
 
-def _mount_suite_commands() -> None:
-    """Each suite may bring its own command group: a typer `app` in a `commands` module beside its suite class."""
-    import importlib
-    from importlib.metadata import entry_points
+#: This package's suites' command groups (`simreflect pace validate`, ...): registry kind "commands";
+#: a third-party package adds its group through the simreflect.commands entry points.
+COMMANDS = {name: f"simreflect.suites.{name}.commands:app" for name in ("audit", "gait", "pace", "workshop")}
+for _name, _target in COMMANDS.items():
+    registry.register("commands", _name, _target)
 
-    for ep in sorted(entry_points(group="simreflect.suites"), key=lambda e: e.name):
-        package = ep.value.split(":")[0].rsplit(".", 1)[0]
+
+def _mount_commands() -> None:
+    for e in registry.entries("commands"):
+        app.add_typer(e.load(), name=e.name)
+
+
+def _suite_defaults(field: str, show=str) -> str:
+    """Each registered suite's protocol default for `field`, read from its declaration (for help texts)."""
+    parts = []
+    for e in registry.entries("suite"):
         try:
-            module = importlib.import_module(f"{package}.commands")
-        except ModuleNotFoundError as e:
-            if e.name != f"{package}.commands":
-                raise
+            protocol = getattr(e.load(), "protocol", None)
+        except Exception:  # noqa: BLE001 - a broken third-party suite does not take the help down
             continue
-        app.add_typer(module.app, name=ep.name)
+        if isinstance(protocol, RunProtocol):
+            parts.append(f"{e.name} {show(getattr(protocol, field))}")
+    return ", ".join(parts)
 
 
-_mount_suite_commands()
+def _choices(kind: str) -> str:
+    return " | ".join(registry.names(kind))
+
+
+_mount_commands()
 console = Console(width=max(Console().width, 120))
 
 
@@ -55,20 +71,50 @@ def main(
 
 @app.command("suites")
 def suites_cmd() -> None:
-    """List the registered benchmark suites."""
-    from simreflect.core.registry import suite_names
+    """List the registered benchmark suites: what a task asks, the run defaults, the score, the capabilities."""
+    for e in registry.entries("suite"):
+        origin = "" if e.origin == "simreflect" else f" [from {e.origin}]"
+        try:
+            suite = registry.get_suite(e.name)
+        except Exception as err:  # noqa: BLE001 - list a broken third-party suite with why
+            console.print(f"{e.name}{origin}: cannot be loaded ({type(err).__name__}: {err})", markup=False)
+            continue
+        console.print(f"{e.name}{origin}: {e.describe()}", markup=False, highlight=False)
+        console.print(f"    defaults: {suite.protocol.describe()}", markup=False, highlight=False)
+        console.print(f"    score: {suite.scale.meaning} (in [{suite.scale.score_low:g}, {suite.scale.score_high:g}])",
+                      markup=False, highlight=False)
+        console.print(f"    capabilities: {', '.join(capabilities(suite)) or 'none'}", markup=False, highlight=False)
 
-    for name in suite_names():
-        console.print(name)
+
+@app.command("agents")
+def agents_cmd() -> None:
+    """List the registered agents (--agent) and methods (--method) with what each does."""
+    for kind in ("agent", "method"):
+        console.print(f"{kind}s:")
+        for e in registry.entries(kind):
+            origin = "" if e.origin == "simreflect" else f" [from {e.origin}]"
+            console.print(f"  {e.name}{origin}: {e.describe()}", markup=False, highlight=False)
+
+
+def _suite_options(items: list[str]) -> dict[str, str]:
+    """--suite-option KEY=VALUE items as a dict (exit 2 on an item without '=')."""
+    options = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            console.print(f"[red]error:[/red] --suite-option wants KEY=VALUE, got {item!r}")
+            raise typer.Exit(2)
+        options[key.strip()] = value.strip()
+    return options
 
 
 @app.command("run")
 def run_cmd(
     suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
-    agent: str = typer.Option(..., "--agent", help="oracle (alias reference) | noop | baseline | param-search (pace) | llm"),
-    method: str = typer.Option("vanilla", "--method", help="vanilla | review | reflexion | self-refine | tot | beam | "
-                               "ace | expel | evolve (llm only, except vanilla), optionally with options as "
-                               "NAME:key=value,... e.g. beam:width=3,children=2 (see docs/methods.md)."),
+    agent: str = typer.Option(..., "--agent", help=f"{_choices('agent')} (see `simreflect agents`)"),
+    method: str = typer.Option("vanilla", "--method", help=f"{_choices('method')} (llm only, except vanilla; see "
+                               "`simreflect agents`), optionally with options as NAME:key=value,... e.g. "
+                               "beam:width=3,children=2 (see docs/methods.md)."),
     suite_option: list[str] = typer.Option([], "--suite-option", help="KEY=VALUE suite settings, e.g. "
                                            "context_chars=20000 for audit (repeatable)."),
     interface: Optional[str] = typer.Option(None, "--interface", help="gait: python (default) or blender (fix "
@@ -78,13 +124,13 @@ def run_cmd(
                                          "into ~/.cache/simreflect for gait)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the benchmark built when --bench is not given."),
     levels: Optional[str] = typer.Option(None, "--levels", help="Comma-separated evidence levels (default: the "
-                                         "suite's: L1,L2,L3; pace L3)."),
+                                         f"suite's: {_suite_defaults('levels', ','.join)})."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Rounds (verified attempts) per episode "
-                                         "(default: the suite's: gait 3, audit 3, pace 20)."),
+                                         f"(default: the suite's: {_suite_defaults('budget')})."),
     runs: Optional[int] = typer.Option(None, "--runs", min=1, help="Independent runs of every episode (default: "
-                                       "the suite's: pace 2, for Pass@2)."),
+                                       f"the suite's: {_suite_defaults('runs')})."),
     history: Optional[str] = typer.Option(None, "--history", help="What the agent sees of earlier rounds: full | "
-                                          "last+best (default: the suite's: pace last+best)."),
+                                          f"last+best (default: the suite's: {_suite_defaults('history')})."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids or glob patterns to run, e.g. "
                                         "'statics_*.stage1,control_lander.*' (default: every task)."),
     limit: int = typer.Option(0, "--limit", min=0, help="Run only the first N of the (selected) tasks (0: all)."),
@@ -109,17 +155,17 @@ def run_cmd(
 ) -> None:
     """Run an agent on every episode x evidence level (resumable), then print the summary."""
     from simreflect.core.registry import get_suite
-    from simreflect.run.agents import AGENT_NAMES, make_agent
+    from simreflect.run.agents import agent_names, make_agent
     from simreflect.run.report import write_report
     from simreflect.run.runner import RunConfig, run
     from simreflect.run.store import StoreError
 
-    if agent not in AGENT_NAMES:
-        console.print(f"[red]error:[/red] unknown agent {agent!r}; choose from {', '.join(AGENT_NAMES)}")
+    if agent not in agent_names():
+        console.print(f"[red]error:[/red] unknown agent {agent!r}; choose from {', '.join(agent_names())}")
         raise typer.Exit(2)
     try:
         suite_obj = get_suite(suite)
-        chosen = levels.split(",") if levels else suite_obj.default_levels
+        chosen = levels.split(",") if levels else suite_obj.protocol.levels
         level_list = tuple(f"L{int(EvidenceLevel.parse(x))}" for x in chosen if x.strip())
     except (KeyError, ValueError) as e:
         console.print(f"[red]error:[/red] {e}")
@@ -148,20 +194,14 @@ def run_cmd(
         except FileNotFoundError as e:
             console.print(f"[red]error:[/red] {e}")
             raise typer.Exit(2)
-    suite_options = {}
-    for item in suite_option:
-        key, sep, value = item.partition("=")
-        if not sep:
-            console.print(f"[red]error:[/red] --suite-option wants KEY=VALUE, got {item!r}")
-            raise typer.Exit(2)
-        suite_options[key.strip()] = value.strip()
+    suite_options = _suite_options(suite_option)
     if interface is not None:
         suite_options["interface"] = interface
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
-                       rounds=rounds or suite_obj.default_budget, timeout_s=timeout, agent_options=options,
-                       method=method, suite_options=suite_options, runs=runs or suite_obj.default_runs,
-                       history=history or suite_obj.default_history,
-                       invalid_streak=suite_obj.default_invalid_streak,
+                       rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout, agent_options=options,
+                       method=method, suite_options=suite_options, runs=runs or suite_obj.protocol.runs,
+                       history=history or suite_obj.protocol.history,
+                       invalid_streak=suite_obj.protocol.invalid_streak,
                        tasks=tuple(t.strip() for t in (tasks or "").split(",") if t.strip()), limit=limit)
     try:
         if config.history not in ("full", "last+best"):
@@ -230,6 +270,48 @@ def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
         console.print(f"note: {note}", markup=False)
     console.print(f"{len(diffs)} difference(s)")
     raise typer.Exit(1 if diffs else 0)
+
+
+@app.command("check")
+def check_cmd(
+    suite: str = typer.Argument(..., help="Suite to check (see `simreflect suites`)."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the suite's own)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the default benchmark and of the task sample."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Check this many tasks drawn with --seed "
+                                         "(default: every task)."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids to check instead."),
+    suite_option: list[str] = typer.Option([], "--suite-option", help="KEY=VALUE suite settings (repeatable)."),
+    no_cross_process: bool = typer.Option(False, "--no-cross-process", help="Skip re-verifying in a fresh process."),
+    no_hostile: bool = typer.Option(False, "--no-hostile", help="Skip the hostile programs."),
+    no_oracle: bool = typer.Option(False, "--no-oracle", help="Skip running the oracle (quick; determinism and "
+                                   "save/load then judge the untouched workspace)."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds per program run (default: the suite's)."),
+) -> None:
+    """Check a suite against the contract: the oracle passes, doing nothing fails, verdicts repeat (also in a
+    fresh process), saved tasks load back, reports hide the hidden values, scores stay in the declared
+    range, hostile programs get verdicts. Exit 1 on any finding."""
+    from simreflect.core.registry import get_suite
+    from simreflect.testing.check import check_suite
+
+    options = _suite_options(suite_option)
+    try:
+        suite_obj = get_suite(suite)
+        root = bench
+        if root is None:
+            try:
+                root = suite_obj.default_root(seed)
+            except FileNotFoundError:
+                root = None  # a suite whose tasks need no benchmark directory
+        with console.status(f"checking {suite}"):
+            report = check_suite(suite_obj, root, sample=sample, seed=seed, options=options,
+                                 tasks=tuple(t.strip() for t in (tasks or "").split(",") if t.strip()),
+                                 oracle=not no_oracle, cross_process=not no_cross_process, hostile=not no_hostile,
+                                 timeout_s=timeout)
+    except (KeyError, ValueError) as e:
+        console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(report.text(), markup=False, highlight=False)
+    raise typer.Exit(0 if report.ok else 1)
 
 
 export_app = typer.Typer(help="Write tasks in formats other harnesses run.", no_args_is_help=True)

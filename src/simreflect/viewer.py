@@ -19,6 +19,7 @@ from typing import Any
 from rich.progress import track
 
 from simreflect.analysis.plots import solved_by_level
+from simreflect.core.contract import Pictures
 from simreflect.core.registry import get_suite
 from simreflect.run.report import rows_of, write_report
 from simreflect.run.runner import _tasks
@@ -138,7 +139,7 @@ def write_viewer(run_dir: Path, out: Path | None = None) -> Path:
     for row in track(rows, description="episode pages", transient=True):
         task = tasks[row["task"]]
         if task.id not in pictures:
-            pic = suite.picture(task)
+            pic = suite.picture(task) if isinstance(suite, Pictures) else None
             pictures[task.id] = None if pic is None else f"{task.id}{pic.suffix}"
             if pic is not None and not (out / "media" / pictures[task.id]).exists():
                 shutil.copyfile(pic, out / "media" / pictures[task.id])

@@ -64,6 +64,7 @@ import numpy as np
 
 from simreflect.agents.base import Action, Observation
 from simreflect.core.records import RoundRecord
+from simreflect.core.contract import SourcePrograms
 
 SIGMA0 = math.log(1.5)  # first steps: a factor of about 1.5 (1.28-1.76 with the jitter)
 SIGMA_MIN = math.log(1.1)
@@ -378,7 +379,7 @@ class ParamSearchAgent:
     name = "param-search"
 
     def __init__(self, suite: Any = None, seed: int = 0) -> None:
-        if suite is not None and not hasattr(suite, "spec"):
+        if suite is not None and not isinstance(suite, SourcePrograms):
             raise ValueError(f"param-search needs a suite whose tasks start from a source program (pace); "
                              f"{getattr(suite, 'name', suite)!r} has none")
         self.suite = suite
@@ -392,10 +393,10 @@ class ParamSearchAgent:
                 from simreflect.core.registry import get_suite
 
                 suite = get_suite(task.suite)
-            if not hasattr(suite, "spec"):
+            if not isinstance(suite, SourcePrograms):
                 raise ValueError(f"param-search needs a suite whose tasks start from a source program "
                                  f"(pace); {getattr(suite, 'name', suite)!r} has none")
-            text = suite.spec(task).program("source")  # what the workspace's program.py starts as
+            text = suite.source_program(task)  # what the workspace's program.py starts as
             self._sources[task.id] = (text, find_literals(text))
         return self._sources[task.id]
 

@@ -12,11 +12,11 @@ from typing import Any, Sequence
 
 from simreflect.analysis.trajectory import Attempt, Trajectory
 from simreflect.core.records import RoundRecord
-from simreflect.core.suite import Suite
+from simreflect.core.contract import AttemptBudget
 
 
 def trajectory_of(row: dict[str, Any], fields: dict[str, Any], method: str, model: str, budget: int,
-                  suite: Suite, records: Sequence[RoundRecord]) -> Trajectory:
+                  suite: AttemptBudget, records: Sequence[RoundRecord]) -> Trajectory:
     attempts = []
     if row["rounds"] and row["rounds"][0].get("score_before") is not None:
         attempts.append(Attempt(index=0, score=float(row["rounds"][0]["score_before"]), passed=False))
@@ -34,4 +34,5 @@ def trajectory_of(row: dict[str, Any], fields: dict[str, Any], method: str, mode
     end = row.get("end_reason") if row["finished"] else "infra"
     return Trajectory(task=row["task"], domain=fields["domain"], stage=int(fields["stage"]), method=method,
                       model=model, run=int(row.get("run", 0)), attempts=tuple(attempts), end_reason=end,
-                      budget=budget)
+                      budget=budget, score_range=(suite.scale.score_low, suite.scale.score_high),
+                      stages=suite.stages)

@@ -6,7 +6,7 @@ Units
 
 Per run (over the attempts considered: model attempts 1..b, plus attempt 0 when include_attempt0)
     passed  any considered attempt passed
-    best    the best valid score of the considered attempts; SCORE_MIN (-100) when none is valid
+    best    the best valid score of the considered attempts; the trajectory's score floor (the low end of the suite's declared range) when none is valid
 
 Per cell with n finished runs, c of them passed (n >= k required; a cell with fewer is excluded and
 listed, never silently dropped)
@@ -39,7 +39,7 @@ from scipy.stats import binomtest
 
 from simreflect.analysis.bootstrap import bootstrap_interval
 from simreflect.analysis.infra import InfraSplit, split_infra
-from simreflect.analysis.trajectory import SCORE_MIN, Trajectory, best_score, check_group_fields, group_key
+from simreflect.analysis.trajectory import Trajectory, best_score, check_group_fields, group_key
 
 CONFIDENCE = 0.95
 
@@ -73,13 +73,13 @@ class RunOutcome:
 def run_outcome(traj: Trajectory, *, include_attempt0: bool, budget: int | None = None) -> RunOutcome:
     """Passed / best score of one run over its considered attempts (first `budget` model attempts)."""
     attempts = [a for a in traj.considered(include_attempt0) if budget is None or a.index <= budget]
-    return RunOutcome(any(a.passed for a in attempts), best_score(attempts), any(a.valid for a in attempts))
+    return RunOutcome(any(a.passed for a in attempts), best_score(attempts, traj.score_floor), any(a.valid for a in attempts))
 
 
 def _prefix_outcomes(traj: Trajectory, include_attempt0: bool, max_b: int) -> tuple[list[bool], list[float]]:
     """passed[b], best[b] for b = 0..max_b (index b = the first b model attempts)."""
     attempts = traj.considered(include_attempt0)
-    passed, best = [False] * (max_b + 1), [SCORE_MIN] * (max_b + 1)
+    passed, best = [False] * (max_b + 1), [traj.score_floor] * (max_b + 1)
     p, s = False, None
     by_index = {a.index: a for a in attempts}
     if 0 in by_index and include_attempt0:
@@ -91,7 +91,7 @@ def _prefix_outcomes(traj: Trajectory, include_attempt0: bool, max_b: int) -> tu
             p = p or a.passed
             if a.valid and (s is None or a.score > s):
                 s = a.score
-        passed[b], best[b] = p, (SCORE_MIN if s is None else s)
+        passed[b], best[b] = p, (traj.score_floor if s is None else s)
     return passed, best
 
 
@@ -156,7 +156,7 @@ class MetricRow:
     """Cells of this group left out for having fewer than k finished runs (listed in the table)."""
     runs: int
     runs_without_valid: int
-    """Runs with no valid attempt (scored SCORE_MIN; they are in the denominator)."""
+    """Runs with no valid attempt (scored the score floor; they are in the denominator)."""
     pass_at_k: float
     pass_ci: tuple[float, float]
     score_at_k: float

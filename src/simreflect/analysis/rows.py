@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from simreflect.core.contract import EpisodeFlags
 from simreflect.core.records import EpisodeLog, RoundRecord
 from simreflect.core.suite import Suite
 
@@ -30,7 +31,7 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
         "tokens": sum(int(r.usage.get("total_tokens", 0)) for r in rounds),
         "infra_errors": [e["error"] for e in log.infra_errors],
         "subsets": suite.subsets(task),
-        "flags": suite.episode_flags(log.rounds),
+        "flags": suite.episode_flags(log.rounds) if isinstance(suite, EpisodeFlags) else [],
         "aux_calls": sum(int(r.usage.get("aux_calls", 0)) for r in rounds),
         "rounds": [_round_row(r) for r in rounds],
     }

@@ -24,7 +24,7 @@ What is looked at
 - Only the model's attempts (index >= 1, infrastructure attempts removed); attempt 0, the unchanged
   source design, is never part of the classification.
 - "The best attempt" is the highest valid score, ties to the earliest. A run with no valid attempt
-  has best score SCORE_MIN (-100) and so is a catastrophic collapse.
+  has best score the trajectory's score floor (pace: -100) and so is a catastrophic collapse.
 - "n" is the number of model attempts made; "B" is the run's budget (`Trajectory.budget`, else the
   last attempt index). Similarities are those of `simreflect.analysis.similarity` between
   consecutive model attempts (None when a side has no program).
@@ -44,7 +44,7 @@ import numpy as np
 from simreflect.analysis.bootstrap import bootstrap_interval
 from simreflect.analysis.infra import InfraSplit, split_infra
 from simreflect.analysis.similarity import similarity
-from simreflect.analysis.trajectory import (SCORE_MIN, Trajectory, best_attempt, best_score, check_group_fields,
+from simreflect.analysis.trajectory import (Trajectory, best_attempt, best_score, check_group_fields,
                                             group_key)
 
 LABELS = ("catastrophic_collapse", "constraint_violation", "structural_failure", "numerical_instability",
@@ -144,14 +144,14 @@ def features(traj: Trajectory, thresholds: Mapping[str, float] | None = None) ->
         scores = [a.score for a in attempts[-(m + 1):] if a.valid]
         window_range = float(max(scores) - min(scores)) if len(scores) >= 2 else 0.0
     h = n // 2
-    first_half_best = best_score(attempts[:h]) if h >= 1 else None
+    first_half_best = best_score(attempts[:h], traj.score_floor) if h >= 1 else None
     # transitions into attempts h..n-1 (0-based); sims[i-1] is the transition into attempts[i]
     second = [s for s in sims[max(h, 1) - 1:] if s is not None] if h >= 1 else []
     valid_scores = [a.score for a in attempts if a.valid]
     defined = [s for s in sims if s is not None]
     return Features(
         n=n, budget=traj.effective_budget,
-        best=SCORE_MIN if best is None else best.score,
+        best=traj.score_floor if best is None else best.score,
         best_index=None if best is None else best.index,
         best_flags=() if best is None else tuple(f for f in ("constraint_violation", "structural_failure",
                                                              "numerical_instability") if getattr(best, f)),

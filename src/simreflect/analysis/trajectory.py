@@ -15,11 +15,13 @@ Attempts and the budget
     `simreflect.analysis.infra` (never silently dropped).
 
 Scores
-    A score is a finite float in [SCORE_MIN, SCORE_MAX], or None when the attempt is invalid (no
+    A score is a finite float in the trajectory's `score_range` (the suite's declared ScoreScale,
+    core.contract; a file written before suites declared it holds pace's, LEGACY_SCORE_RANGE), or
+    None when the attempt is invalid (no
     program could be parsed, or the program crashed before it was evaluated; `invalid_reason` says
     which). A NaN or Inf score is rejected: the simulator's detection of a blow-up is reported as
     `numerical_instability=True` on an attempt that still carries the evaluator's finite score.
-    A run with no valid score among the attempts considered counts as SCORE_MIN (the model failed
+    A run with no valid score among the attempts considered counts as the range's low end (the model failed
     to produce anything that could be scored; it is not excluded from any denominator).
 """
 
@@ -31,9 +33,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-SCORE_MIN = -100.0
-SCORE_MAX = 100.0
-STAGES = (1, 2, 3, 4)
+#: What trajectories carried before suites declared their scale and stages (every one was pace's).
+LEGACY_SCORE_RANGE = (-100.0, 100.0)
+LEGACY_STAGES = (1, 2, 3, 4)
 END_REASONS = ("solved", "budget", "invalid_streak", "infra")
 FLAGS = ("constraint_violation", "structural_failure", "numerical_instability", "infra_error")
 GROUP_FIELDS = ("method", "model", "domain", "stage", "task")
@@ -65,8 +67,6 @@ class Attempt:
             if not math.isfinite(self.score):
                 raise ContractError(f"attempt {self.index}: score {self.score!r} is not finite; report a blow-up as "
                                     "numerical_instability=True with the evaluator's finite score")
-            if not SCORE_MIN <= self.score <= SCORE_MAX:
-                raise ContractError(f"attempt {self.index}: score {self.score} outside [{SCORE_MIN}, {SCORE_MAX}]")
             object.__setattr__(self, "score", float(self.score))
         if self.passed and self.score is None:
             raise ContractError(f"attempt {self.index}: passed without a score")
@@ -109,13 +109,25 @@ class Trajectory:
     end_reason: str
     budget: int | None = None
     """The model-attempt budget B of the protocol (optional; defaults to the last index seen)."""
+    score_range: tuple[float, float] = LEGACY_SCORE_RANGE
+    """[low, high] of a valid score: the suite's declared score scale."""
+    stages: tuple[int, ...] = LEGACY_STAGES
+    """The stages the suite declares (core.contract.AttemptBudget.stages)."""
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "attempts", tuple(self.attempts))
         where = f"{self.method}/{self.model}/{self.task}/stage{self.stage}/run{self.run}"
-        if self.stage not in STAGES:
-            raise ContractError(f"{where}: stage must be one of {STAGES}")
+        object.__setattr__(self, "score_range", tuple(float(x) for x in self.score_range))
+        object.__setattr__(self, "stages", tuple(self.stages))
+        low, high = self.score_range
+        if not low < high:
+            raise ContractError(f"{where}: score_range must be [low, high] with low < high, got {self.score_range}")
+        if self.stage not in self.stages:
+            raise ContractError(f"{where}: stage must be one of {self.stages}")
+        for a in self.attempts:
+            if a.score is not None and not low <= a.score <= high:
+                raise ContractError(f"{where}: attempt {a.index}: score {a.score} outside [{low}, {high}]")
         if not isinstance(self.run, int) or self.run < 0:
             raise ContractError(f"{where}: run must be an int >= 0")
         if self.end_reason not in END_REASONS:
@@ -129,6 +141,11 @@ class Trajectory:
             raise ContractError(f"{where}: attempt {indices[-1]} beyond the budget {self.budget}")
         if self.end_reason == "solved" and not any(a.passed for a in self.attempts):
             raise ContractError(f"{where}: end_reason 'solved' but no attempt passed")
+
+    @property
+    def score_floor(self) -> float:
+        """What a run with no valid attempt scores: the low end of the declared range."""
+        return self.score_range[0]
 
     # ----- identities ----------------------------------------------------------------------------
     @property
@@ -187,7 +204,8 @@ class Trajectory:
     def to_dict(self) -> dict[str, Any]:
         d = {"task": self.task, "domain": self.domain, "stage": self.stage, "method": self.method,
              "model": self.model, "run": self.run, "end_reason": self.end_reason, "budget": self.budget,
-             "attempts": [a.to_dict() for a in self.attempts]}
+             "attempts": [a.to_dict() for a in self.attempts], "score_range": list(self.score_range),
+             "stages": list(self.stages)}
         if self.meta:
             d["meta"] = self.meta
         return d
@@ -197,7 +215,9 @@ class Trajectory:
         try:
             return cls(task=str(d["task"]), domain=str(d["domain"]), stage=d["stage"], method=str(d["method"]),
                        model=str(d["model"]), run=d["run"], end_reason=d["end_reason"], budget=d.get("budget"),
-                       attempts=tuple(Attempt.from_dict(a) for a in d["attempts"]), meta=dict(d.get("meta") or {}))
+                       attempts=tuple(Attempt.from_dict(a) for a in d["attempts"]), meta=dict(d.get("meta") or {}),
+                       score_range=tuple(d.get("score_range", LEGACY_SCORE_RANGE)),
+                       stages=tuple(d.get("stages", LEGACY_STAGES)))
         except KeyError as exc:
             raise ContractError(f"trajectory record lacks {exc.args[0]!r}") from None
 
@@ -211,10 +231,10 @@ def best_attempt(attempts: Iterable[Attempt]) -> Attempt | None:
     return best
 
 
-def best_score(attempts: Iterable[Attempt]) -> float:
-    """The best valid score, or SCORE_MIN when no attempt has one."""
+def best_score(attempts: Iterable[Attempt], floor: float) -> float:
+    """The best valid score, or `floor` (a trajectory's `score_floor`) when no attempt has one."""
     b = best_attempt(attempts)
-    return SCORE_MIN if b is None else b.score
+    return floor if b is None else b.score
 
 
 def check_group_fields(by: Sequence[str]) -> tuple[str, ...]:

@@ -50,7 +50,7 @@ class RepairEnv(gym.Env):
         keep = set(select_ids([t.id for t in every], [p.strip() for p in patterns]))
         self.tasks = [t for t in every if t.id in keep]
         self.level = EvidenceLevel.parse(level)
-        self.budget = budget or self.suite.default_budget
+        self.budget = budget or self.suite.protocol.budget
         self.timeout_s = timeout_s
         self.returns = ReturnRule(floor=float(self.suite.crash_reward),
                                   discount=budget_discount(self.budget) if discount is None else float(discount))

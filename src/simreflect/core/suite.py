@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from pathlib import Path
 
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.program import ProgramRun
 from simreflect.core.task import Task
@@ -16,24 +17,25 @@ from simreflect.core.verdict import Verdict
 
 
 class Suite(ABC):
+    """The members every suite has. What only some suites can do (export, source programs,
+    attempt-budget analysis, episode flags, volatile diagnostics, a baseline agent, pictures) is an
+    optional capability in core.contract, looked up with `isinstance` or `capabilities(suite)`."""
+
     name: str = ""
-    #: Rounds (or verified attempts) an agent gets per task unless a run says otherwise.
-    default_budget: int = 1
+    #: One line for help texts: what a task asks.
+    summary: str = ""
+    #: How a run goes unless it says otherwise (budget, runs, history, invalid streak, levels).
+    protocol: RunProtocol = RunProtocol()
+    #: What a verdict's score and reward mean (their ranges; the reward's map to [0, 1]).
+    scale: ScoreScale
     #: The order in which summary tables list the subsets of `subsets()`.
     subset_order: tuple[str, ...] = ()
-    #: The protocol a run follows unless told otherwise: independent runs per task, what an agent is
-    #: shown of earlier rounds (full | last+best), invalid generations in a row that end an episode.
-    default_runs: int = 1
-    default_history: str = "full"
-    default_invalid_streak: int = 0
-    #: The evidence levels a run covers unless told otherwise (each level is its own condition).
-    default_levels: tuple[str, ...] = ("L1", "L2", "L3")
-    #: Keys of a verdict's diagnostics that describe the run rather than judge it (wall time, raw
-    #: output): `rescore` does not expect them to repeat. Everything else in a verdict must.
-    volatile_diagnostics: tuple[str, ...] = ()
-    #: The reward of an attempt whose program did not run to the end (a crash, a timeout, no
-    #: program): the suite's lowest reward, and the floor of an episode's return (core/returns.py).
-    crash_reward: float = 0.0
+
+    @property
+    def crash_reward(self) -> float:
+        """The reward of an attempt whose program did not run to the end (a crash, a timeout, no
+        program): the suite's lowest reward, and the floor of an episode's return (core/returns.py)."""
+        return self.scale.reward_low
 
     @abstractmethod
     def load_tasks(self, root: Path) -> list[Task]:
@@ -76,28 +78,16 @@ class Suite(ABC):
         an input the harness failed on): invalid, scored as this suite scores any invalid artefact."""
         return Verdict.invalid_artefact(reason)
 
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        """The task's hidden ground truth that no instruction, note or report may show (what
+        `check_suite` scans every rendered text for): pace's changed invisible values near their
+        names, audit's keys, gait's planted defect magnitudes at full precision. A suite whose
+        tasks hide nothing returns ()."""
+        return ()
+
     def subsets(self, task: Task) -> list[str]:
         """Labels of the reporting subsets a task belongs to (e.g. 'contains leak', '2 defects')."""
         return []
-
-    def baseline_agent(self):
-        """The suite's honest non-model repair baseline, if it has one (an object with `act`)."""
-        return None
-
-    #: The file name under which an agent's program is delivered when a task is exported.
-    program_filename: str = "program.py"
-
-    def save_task(self, task: Task, dest: Path) -> None:
-        """Write what `load_task` needs to rebuild the task elsewhere (hidden parts included)."""
-        raise NotImplementedError(f"suite {self.name!r} cannot be exported yet")
-
-    def load_task(self, path: Path) -> Task:
-        """The task saved by `save_task` in `path`."""
-        raise NotImplementedError(f"suite {self.name!r} cannot be exported yet")
-
-    def picture(self, task: Task) -> Path | None:
-        """A picture or video of the task's starting state (a GIF, MP4 or PNG), if the suite made one."""
-        return None
 
     def default_root(self, seed: int = 0) -> Path:
         """The benchmark directory used when none is given (built or shipped by the suite)."""
@@ -113,17 +103,3 @@ class Suite(ABC):
             raise ValueError(f"suite {self.name!r} has no option(s) {', '.join(unknown)}; "
                              f"it knows {', '.join(sorted(self.options_help)) or 'none'}")
         return self
-
-    def trajectory_fields(self, task: Task) -> dict | None:
-        """For attempt-budget protocols (pace): the task's {"domain", "stage"} in the trajectory
-        contract of simreflect.analysis.trajectory; None keeps the suite out of Pass@k tables."""
-        return None
-
-    def attempt_flags(self, verdict: dict) -> dict[str, bool]:
-        """Simulator flags of one verified attempt (constraint_violation, structural_failure,
-        numerical_instability), read from a recorded verdict; never inferred from a score."""
-        return {}
-
-    def episode_flags(self, rounds: list[dict]) -> list[str]:
-        """Flags a suite raises on an episode from its round records (e.g. audit's verify_gain)."""
-        return []

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.contract import Exports
 from simreflect.core.registry import get_suite
 
 TEST_SH = """\
@@ -102,6 +103,8 @@ def build_wheel(dest: Path) -> Path:
 
 def export_harbor(suite_name: str, bench: Path, out: Path, level: str = "L2", wheel: Path | None = None) -> list[Path]:
     suite = get_suite(suite_name)
+    if not isinstance(suite, Exports):
+        raise ValueError(f"suite {suite_name!r} cannot be exported: it has no save_task/load_task")
     lvl = EvidenceLevel.parse(level)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,9 +7,24 @@ from typing import Any
 
 from simreflect.agents.base import Agent
 from simreflect.agents.baselines import NoopAgent, OracleAgent
+from simreflect.core import registry
+from simreflect.core.contract import BaselineAgent
 from simreflect.core.suite import Suite
 
-AGENT_NAMES = ("oracle", "reference", "noop", "baseline", "llm", "param-search")
+#: The agents and methods of this package, registered in the core registry (kinds "agent" and
+#: "method") with their help texts; a third-party package adds more through the entry-point groups
+#: simreflect.agents (a callable (suite, **options) -> Agent) and simreflect.methods (a class
+#: (agent, **options)).
+AGENTS = {
+    "oracle": ("simreflect.run.agents:_oracle", "the suite's reference program (alias reference)"),
+    "reference": ("simreflect.run.agents:_oracle", "the suite's reference program (alias of oracle)"),
+    "noop": ("simreflect.run.agents:_noop", "changes nothing (doing nothing must fail)"),
+    "baseline": ("simreflect.run.agents:_baseline", "the suite's honest non-model baseline (gait)"),
+    "param-search": ("simreflect.agents.param_search:ParamSearchAgent",
+                     "seeded search over the source design's numbers (suites with source programs: pace)"),
+    "llm": ("simreflect.run.agents:_llm", "a model behind any OpenAI-compatible endpoint (--model)"),
+}
+AGENT_NAMES = tuple(AGENTS)
 #: --method NAME (or NAME:key=value,...): the strategies of simreflect.agents.methods (docs/methods.md)
 METHODS = {
     "vanilla": "simreflect.agents.methods.vanilla:VanillaMethod",
@@ -23,6 +38,19 @@ METHODS = {
     "evolve": "simreflect.agents.methods.evolve:EvolutionMethod",
 }
 METHOD_NAMES = tuple(METHODS)
+for _name, (_target, _help) in AGENTS.items():
+    registry.register("agent", _name, _target, _help)
+for _name, _target in METHODS.items():
+    registry.register("method", _name, _target)  # help: the first sentence of the method's module docstring
+
+
+def agent_names() -> list[str]:
+    """Every registered agent: this package's and those of installed entry points."""
+    return registry.names("agent")
+
+
+def method_names() -> list[str]:
+    return registry.names("method")
 
 
 def make_agent(name: str, suite: Suite, options: dict[str, Any] | None = None, method: str = "vanilla") -> Agent:
@@ -32,11 +60,8 @@ def make_agent(name: str, suite: Suite, options: dict[str, Any] | None = None, m
         return agent  # the agent itself (any agent); VanillaMethod is the same loop behind the method interface
     if not hasattr(agent, "complete"):
         raise ValueError(f"method {method_name!r} needs a model agent (--agent llm)")
-    import importlib
-
-    module, _, cls = METHODS[method_name].partition(":")
     try:
-        return getattr(importlib.import_module(module), cls)(agent, **method_options)
+        return registry.load("method", method_name)(agent, **method_options)
     except TypeError as e:
         raise ValueError(f"method {method_name!r}: {e}") from None
 
@@ -45,8 +70,8 @@ def parse_method(method: str) -> tuple[str, dict[str, Any]]:
     """'beam:width=4,children=2' -> ('beam', {'width': '4', 'children': '2'}); validates the name."""
     name, _, rest = (method or "vanilla").partition(":")
     name = name.strip()
-    if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}; choose from {', '.join(METHOD_NAMES)}")
+    if name not in method_names():
+        raise ValueError(f"unknown method {name!r}; choose from {', '.join(method_names())}")
     opts: dict[str, Any] = {}
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, sep, value = item.partition("=")
@@ -57,24 +82,31 @@ def parse_method(method: str) -> tuple[str, dict[str, Any]]:
 
 
 def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:
-    if name in ("oracle", "reference"):
-        return OracleAgent(suite)
-    if name == "noop":
-        return NoopAgent()
-    if name == "baseline":
-        agent = suite.baseline_agent()
-        if agent is None:
-            raise ValueError(f"suite {suite.name!r} has no baseline agent")
-        return agent
-    if name == "param-search":
-        from simreflect.agents.param_search import ParamSearchAgent
+    try:
+        factory = registry.load("agent", name)
+    except KeyError:
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(agent_names())}") from None
+    return factory(suite, **options)
 
-        return ParamSearchAgent(suite, **options)
-    if name == "llm":
-        from simreflect.agents.llm import LLMAgent, LLMConfig
 
-        opts = dict(options)
-        if opts.get("cache_dir"):
-            opts["cache_dir"] = Path(opts["cache_dir"])
-        return LLMAgent(LLMConfig(**opts))
-    raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_NAMES)}")
+def _oracle(suite: Suite, **options: Any) -> Agent:
+    return OracleAgent(suite)
+
+
+def _noop(suite: Suite, **options: Any) -> Agent:
+    return NoopAgent()
+
+
+def _baseline(suite: Suite, **options: Any) -> Agent:
+    agent = suite.baseline_agent() if isinstance(suite, BaselineAgent) else None
+    if agent is None:
+        raise ValueError(f"suite {suite.name!r} has no baseline agent")
+    return agent
+
+
+def _llm(suite: Suite, **options: Any) -> Agent:
+    from simreflect.agents.llm import LLMAgent, LLMConfig
+
+    if options.get("cache_dir"):
+        options["cache_dir"] = Path(options["cache_dir"])
+    return LLMAgent(LLMConfig(**options))

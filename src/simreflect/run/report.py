@@ -10,6 +10,7 @@ from typing import Any, Callable
 from simreflect.analysis.rows import episode_row
 from simreflect.analysis.summary import summarize, summary_markdown
 from simreflect.core.attempt import HarnessFailure, attempt
+from simreflect.core.contract import AttemptBudget, volatile_keys
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.lifetime import worker_pool
 from simreflect.core.registry import get_suite
@@ -84,7 +85,7 @@ def trajectories_of(run_dir: Path, config: RunConfig | None = None, rows: list[d
         config, rows = rows_of(run_dir)
     suite = config.suite_instance()
     tasks = _tasks(config.suite, config.bench)
-    if not rows or suite.trajectory_fields(next(iter(tasks.values()))) is None:
+    if not rows or not isinstance(suite, AttemptBudget):
         return []
     logs = store.episodes()
     model = config.agent_options.get("model") or config.agent
@@ -148,7 +149,7 @@ def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> 
             outcome = attempt(suite, task, rec["script"], work, config.timeout_s, EvidenceLevel.parse(level))
             verdict = current if outcome.verdict is None else outcome.verdict
             score = verdict.score if outcome.accepted else None
-            what = _rescore_difference(rec, outcome.accepted, verdict, score, suite.volatile_diagnostics,
+            what = _rescore_difference(rec, outcome.accepted, verdict, score, volatile_keys(suite),
                                        outcome.harness)
             if what:
                 differences.append(f"{key} round {rec['round']}: {what}")

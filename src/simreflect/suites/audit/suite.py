@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from simreflect.core.attempt import TrustedSideFailure
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramRun, refuse_program
 from simreflect.core.sandbox import (
@@ -69,7 +70,7 @@ class ReferenceRunError(TrustedSideFailure):
 def task_from_card(card: Card) -> Task:
     return Task(id=card.id, suite="audit", seed=int(card.params["seed"]), params=dict(card.params),
                 hidden={"dir": str(card.directory), "key_strength": card.key_strength, "domain": card.domain},
-                budget=AuditSuite.default_budget)
+                budget=AuditSuite.protocol.budget)
 
 
 def write_workspace(card: Card, workdir: Path, params: dict[str, Any]) -> None:
@@ -241,7 +242,9 @@ def observation(card: Card, verdict: Verdict, level: EvidenceLevel | int) -> str
 
 class AuditSuite(Suite):
     name = "audit"
-    default_budget = 3
+    summary = "audit a scientific claim: write the experiment that tests it and state a verdict"
+    protocol = RunProtocol(budget=3)
+    scale = ScoreScale(0.0, 1.0, 0.0, 1.0, "the reward ladder's rung (0..1, ladder.toml); reward equals score")
     subset_order = ("keyed", "key: reference", "key: variant", "key: none")
     volatile_diagnostics = ("seconds", "output_tail")  # the script's wall time and what it printed
     options_help = {"context_chars": "show only the first N characters of each claim's context (default: all)"}
@@ -273,6 +276,10 @@ class AuditSuite(Suite):
         claims = [c for c in verdicts if c]  # rounds whose script stated a verdict
         flips = any(c == "supported" and any(e != "supported" for e in claims[:i]) for i, c in enumerate(claims))
         return ["verify_gain"] if flips else []
+
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        """The answer keys: the metrics the reference captured (keys.json)."""
+        return tuple(HiddenValue(value_texts(v)) for v in self.card(task).keys.get("base", {}).values())
 
     def card(self, task: Task) -> Card:
         folder = str(task.hidden["dir"])

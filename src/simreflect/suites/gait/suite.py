@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramRun, refuse_program
 from simreflect.core.sandbox import (
@@ -78,7 +79,7 @@ def task_from_record(record: dict, episode_dir: Path) -> Task:
             "oracle_fix": record["oracle_fix"],
             **({"oracle_fix_bpy": record["oracle_fix_bpy"]} if record.get("oracle_fix_bpy") else {}),
         },
-        budget=GaitSuite.default_budget,
+        budget=GaitSuite.protocol.budget,
     )
 
 
@@ -93,7 +94,10 @@ def load_episode(episode_dir: Path) -> Task:
 
 class GaitSuite(Suite):
     name = "gait"
-    default_budget = 3
+    summary = "repair the planted defects of a robot's walk cycle with a fix script (rig keys and weights)"
+    protocol = RunProtocol(budget=3)
+    # the score counts checks passed (of seven); the reward is 1 only when all pass
+    scale = ScoreScale(0.0, 1.0, 0.0, 1.0, "share of the walk checks passed (of 7); reward 1 when all pass")
     program_filename = FIX_SCRIPT
     subset_order = ("contains leak", "contains balance", "contains knee", "1 defect", "2 defects", "3 defects")
     options_help = {"interface": "python (default: fix scripts edit the rig object) or blender (fix scripts are bpy "
@@ -197,6 +201,11 @@ class GaitSuite(Suite):
         kinds = task.hidden["kinds"]
         n = len(kinds)
         return [f"contains {k}" for k in ("leak", "balance", "knee") if k in kinds] + [f"{n} defect{'s' if n > 1 else ''}"]
+
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        """The planted defects' magnitudes as the generator drew them (repr, 6 digits). The reports
+        show what the verifier measures, rounded (a torso turned by +46.7 deg): evidence, not these."""
+        return tuple(HiddenValue(value_texts(d.get("magnitude"), digits=(6,))) for d in task.hidden["defects"])
 
     def save_task(self, task: Task, dest: Path) -> None:
         dest.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
+from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, ProgramRun, refuse_program
 from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
@@ -48,7 +49,7 @@ def task_for(spec: TaskSpec, stage: str, index: int = 0) -> Task:
                 params={"task": spec.id, "stage": stage, "domain": spec.domain, "visible": spec.visible(stage),
                         "invisible": spec.invisible_names(), "controller": spec.controller},
                 hidden={"dir": str(spec.folder), "stage": stage, "mutations": spec.mutations(stage)},
-                budget=PaceSuite.default_budget)
+                budget=PaceSuite.protocol.budget)
 
 
 #: What a from-scratch run starts from: a design that declares nothing.
@@ -57,12 +58,15 @@ SCRATCH_PROGRAM = "def build(api):\n    pass\n"
 
 class PaceSuite(Suite):
     name = "pace"
-    default_budget = 20
-    default_runs = 2  # Pass@2 / Score@2
-    default_history = "last+best"
-    default_invalid_streak = 3
-    crash_reward = -1.0  # a program that did not run scores -100, as an invalid design does
-    default_levels = ("L3",)  # the full diagnostic report, as the PACE protocol gives
+    summary = "adapt a working 2D design (Box2D) to a changed environment, some changes invisible"
+    # Pass@2 / Score@2 over 20 attempts, the last and best shown, at the full diagnostic report
+    # (L3), as the PACE protocol gives
+    protocol = RunProtocol(budget=20, runs=2, history="last+best", invalid_streak=3, levels=("L3",))
+    # a program that did not run scores -100 (reward -1), as an invalid design does
+    scale = ScoreScale(-100.0, 100.0, -1.0, 1.0, "100 on success, -100 x share of hard constraints violated, "
+                       "else partial progress")
+    stages = tuple(range(1, len(TARGETS) + 1))
+    program_filename = PROGRAM_FILE
     subset_order = ("domain: statics", "domain: kinematics", "domain: dynamics", "domain: granular",
                     "domain: control", "domain: exotic", "stage 1", "stage 2", "stage 3", "stage 4")
 
@@ -158,6 +162,10 @@ class PaceSuite(Suite):
         with tempfile.TemporaryDirectory(prefix="simreflect-pace-verify-") as tmp:
             return self.evaluation(task, program, workdir=Path(tmp)).verdict()
 
+    def source_program(self, task: Task) -> str:
+        """The source design the workspace's program.py starts as (with start=source)."""
+        return self.spec(task).program("source")
+
     def oracle(self, task: Task) -> str:
         return self.spec(task).reference(task.hidden["stage"])
 
@@ -196,6 +204,18 @@ class PaceSuite(Suite):
 
     def interface_notes(self, level: EvidenceLevel) -> str:
         return prompt.interface_notes()
+
+    def hidden_values(self, task: Task) -> tuple[HiddenValue, ...]:
+        """The changed values of the invisible variables near their names (unless this run discloses
+        them), without renderings a visible value of the stage or the source shares: round numbers
+        such as 0.05 or 11.5 occur in the notes and the reports for other reasons."""
+        if self.disclose:
+            return ()
+        spec, stage = self.spec(task), task.hidden["stage"]
+        env = spec.environment(stage)
+        shown = {t for st in (stage, "source") for v in spec.visible(st).values() for t in value_texts(v)}
+        return tuple(HiddenValue(tuple(sorted(set(value_texts(env[n])) - shown)), near=(n, n.replace("_", " ")))
+                     for n in spec.invisible_names() if n in task.hidden["mutations"])
 
     def trajectory_fields(self, task: Task) -> dict:
         return {"domain": task.params["domain"], "stage": int(parse_stage(task.hidden["stage"]).removeprefix("stage"))}

@@ -22,12 +22,12 @@ def serve_cmd(
     exit_after_finish: bool = typer.Option(False, "--exit-after-finish", help="Stop serving once the session is finished."),
 ) -> None:
     """Serve one session of BUILD at SEED on http://127.0.0.1:PORT (localhost only)."""
-    from simreflect.suites.workshop.builds import BUILD_NAMES
+    from simreflect.suites.workshop.builds import build_names
     from simreflect.suites.workshop.service import serve
     from simreflect.suites.workshop.session import Session
 
-    if build not in BUILD_NAMES:
-        typer.echo(f"error: unknown build {build!r}; builds are {', '.join(BUILD_NAMES)}", err=True)
+    if build not in build_names():
+        typer.echo(f"error: unknown build {build!r}; builds are {', '.join(build_names())}", err=True)
         raise typer.Exit(2)
     session = Session.for_build(build, seed, record_dir=record)
     serve(session, port, exit_after_finish=exit_after_finish,

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
+from simreflect.core.contract import RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramRun, refuse_program
 from simreflect.core.sandbox import (
@@ -51,7 +52,7 @@ PROGRAM_MODULES = ("simreflect.core.relay", "simreflect.suites.workshop.client")
 def make_task(build: str, seed: int) -> Task:
     spec = get_build(build).spec(seed)
     return Task(id=f"{build}-{seed}", suite="workshop", seed=int(seed),
-                params={"build": build, "spec": spec.to_dict()}, hidden={}, budget=WorkshopSuite.default_budget)
+                params={"build": build, "spec": spec.to_dict()}, hidden={}, budget=WorkshopSuite.protocol.budget)
 
 
 def reference_source(build: str) -> str:
@@ -63,7 +64,9 @@ def reference_source(build: str) -> str:
 
 class WorkshopSuite(Suite):
     name = "workshop"
-    default_budget = 2  # rounds: each runs the program against a fresh session of the build
+    summary = "drive a two-armed MuJoCo robot over HTTP to build with boards and screws"
+    protocol = RunProtocol(budget=2)  # rounds: each runs the program against a fresh session of the build
+    scale = ScoreScale(0.0, 1.0, 0.0, 1.0, "1 when the build is complete and rigid, else 0")
     subset_order = BUILD_NAMES
 
     def load_tasks(self, root: Path | None = None) -> list[Task]:

@@ -1,22 +1,29 @@
-"""The builds of the workshop suite, one module each; `get_build(name)` gives its template."""
+"""The builds of the workshop suite, one module each, registered in the core registry (kind "build",
+entry-point group simreflect.workshop.builds: a package may add one); `get_build(name)` gives its
+template."""
 
 from __future__ import annotations
 
+from simreflect.core import registry
 from simreflect.suites.workshop.builds.spec import BuildSpec, BuildTemplate
 
+#: This package's builds, in the order the suite lists them.
 BUILD_NAMES = ("place", "lap", "frame")
+for _name in BUILD_NAMES:
+    registry.register("build", _name, f"simreflect.suites.workshop.builds.{_name}:BUILD")
+
+
+def build_names() -> list[str]:
+    """Every registered build: this package's, then those of installed entry points."""
+    extra = [n for n in registry.names("build") if n not in BUILD_NAMES]
+    return [*BUILD_NAMES, *extra]
 
 
 def get_build(name: str) -> BuildTemplate:
-    if name == "place":
-        from simreflect.suites.workshop.builds.place import BUILD
-    elif name == "lap":
-        from simreflect.suites.workshop.builds.lap import BUILD
-    elif name == "frame":
-        from simreflect.suites.workshop.builds.frame import BUILD
-    else:
-        raise KeyError(f"unknown build {name!r}; builds are {', '.join(BUILD_NAMES)}")
-    return BUILD
+    try:
+        return registry.load("build", name)
+    except KeyError:
+        raise KeyError(f"unknown build {name!r}; builds are {', '.join(build_names())}") from None
 
 
-__all__ = ["BUILD_NAMES", "BuildSpec", "BuildTemplate", "get_build"]
+__all__ = ["BUILD_NAMES", "BuildSpec", "BuildTemplate", "build_names", "get_build"]
