@@ -38,6 +38,23 @@ def test_every_suite_has_a_recorded_run():
     assert suites == {"gait", "audit", "pace", "workshop"}
 
 
+def cfg_suite(run_dir):
+    return get_suite(json.loads((run_dir / "config.json").read_text())["suite"])
+
+
+def _assert_same_trajectories_but_the_declared_scale(suite, old_dir, run_dir):
+    """Every trajectory repeats; the news is only the suite's declared score range and stages, which
+    trajectories now carry (core.contract.ScoreScale), and they are what the suite declares."""
+    old = [json.loads(line) for line in (old_dir / "trajectories.jsonl").read_text().splitlines()]
+    now = [json.loads(line) for line in (run_dir / "trajectories.jsonl").read_text().splitlines()]
+    assert len(now) == len(old) > 0
+    for o, n in zip(old, now):
+        assert n.pop("score_range") == [suite.scale.score_low, suite.scale.score_high]
+        assert n.pop("stages") == list(suite.stages)
+        assert "score_range" not in o and "stages" not in o
+        assert n == o
+
+
 @pytest.mark.parametrize("name", RUNS)
 def test_a_recorded_run_reports_resumes_and_rescores_as_it_did(name, one_bench, tmp_path):
     run_dir = recorded_copy(name, tmp_path / name, one_bench)
@@ -46,10 +63,11 @@ def test_a_recorded_run_reports_resumes_and_rescores_as_it_did(name, one_bench, 
     n_lines = (run_dir / "attempts.jsonl").read_bytes().count(b"\n")
     write_report(run_dir)
     assert (run_dir / "runs.jsonl").read_text() == old_rows
-    for derived in ("trajectories.jsonl", "summary.md"):  # pace's Pass@k contract, the tables
-        if (RECORDED / name / derived).is_file():
-            old, now = (RECORDED / name / derived).read_text(), (run_dir / derived).read_text()
-            assert re.sub(r"\nRecords read after an upgrade: [^\n]*\n", "", now) == old  # that note is the news
+    if (RECORDED / name / "summary.md").is_file():  # the tables
+        old, now = (RECORDED / name / "summary.md").read_text(), (run_dir / "summary.md").read_text()
+        assert re.sub(r"\nRecords read after an upgrade: [^\n]*\n", "", now) == old  # that note is the news
+    if (RECORDED / name / "trajectories.jsonl").is_file():  # pace's Pass@k contract
+        _assert_same_trajectories_but_the_declared_scale(cfg_suite(run_dir), RECORDED / name, run_dir)
     summary = json.loads((run_dir / "summary.json").read_text())
     # the only news: every record was read through the upgrade from format 2
     assert summary.pop("upgraded_records") == [f"attempts.jsonl lines 1-{n_lines}: {n_lines} record(s) of store "
