@@ -155,7 +155,11 @@ def attempt(suite: GaitSuite, task, program: str, work: Path, timeout: float = 6
     return result, suite.verify(task, work)  # always verified, even after a failed run
 
 
-@pytest.mark.parametrize("name", sorted(PAIRS) + ["oracle"])
+QUICK_PAIRS = ("noop", "read_episode_json", "oracle")  # the quick run; every pair under -m slow
+
+
+@pytest.mark.parametrize("name", [n if n in QUICK_PAIRS else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(PAIRS) + ["oracle"]])
 def test_same_verdict_through_blender(name, task, fields, blend_cache, tmp_path):
     py, bl = GaitSuite(), GaitSuite(interface="blender")
     if name == "oracle":
@@ -173,7 +177,8 @@ def test_same_verdict_through_blender(name, task, fields, blend_cache, tmp_path)
         assert "NaN" in v_bl.invalid
 
 
-@pytest.mark.parametrize("name", sorted(BLENDER_ONLY))
+@pytest.mark.parametrize("name", [n if i == 0 else pytest.param(n, marks=pytest.mark.slow)
+                                  for i, n in enumerate(sorted(BLENDER_ONLY))])
 def test_blender_only_attacks_change_nothing_or_are_rejected(name, task, fields, blend_cache, tmp_path):
     bl = GaitSuite(interface="blender")
     program, expect = BLENDER_ONLY[name]

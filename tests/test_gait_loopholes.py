@@ -141,7 +141,8 @@ HIDE_THE_SLIDE = {
 }
 
 
-@pytest.mark.parametrize("trick", sorted(HIDE_THE_SLIDE))
+@pytest.mark.parametrize("trick", [t if i == 0 else pytest.param(t, marks=pytest.mark.slow)
+                                   for i, t in enumerate(sorted(HIDE_THE_SLIDE))])
 def test_hiding_a_slide_instead_of_undoing_it_is_caught(gait_bench, tmp_path, trick):
     for task in tasks_with(gait_bench, "balance", "slide"):
         v = attempt(task, tmp_path, _other_defects_restored(task, "location") + HIDE_THE_SLIDE[trick])

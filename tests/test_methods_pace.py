@@ -375,7 +375,7 @@ def _comparable(run_dir: Path) -> list[tuple]:
     return sorted(rows)
 
 
-RESUME_FAST = ("reflexion", "tot", "ace", "expel", "evolve")  # the rest: @slow
+RESUME_FAST = ("reflexion",)  # the rest: @slow (the quick run keeps one method with history state)
 
 
 @pytest.mark.parametrize("method", [m if m in RESUME_FAST else pytest.param(m, marks=pytest.mark.slow)
