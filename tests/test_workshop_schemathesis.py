@@ -15,6 +15,7 @@ hand speed is a vector norm, stop conditions name objects of the build, and a sp
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import replace
 
@@ -31,6 +32,11 @@ from schemathesis.specs.openapi.checks import (
 
 from simreflect.suites.workshop.builds import get_build
 from simreflect.suites.workshop.service import ServiceThread, create_app
+
+# Under pytest-xdist schemathesis's per-operation tests report a pass without sending one request:
+# skipped there (scripts/test.sh runs this file in a process of its own).
+pytestmark = pytest.mark.skipif(bool(os.environ.get("PYTEST_XDIST_WORKER")),
+                                reason="schemathesis generates no request under pytest-xdist; run this file without -n")
 from simreflect.suites.workshop.session import Session
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
