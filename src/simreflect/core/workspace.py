@@ -133,9 +133,7 @@ class _Walk:
         try:
             self._dir(sfd, dfd, ())
             if dfd is not None:
-                top = os.fstat(sfd)
-                os.utime(dfd, ns=_times(top))
-                os.chmod(dfd, _copy_mode(top, stat.S_IRWXU))
+                _stamp_dir(dfd, os.fstat(sfd))
         finally:
             os.close(sfd)
             if dfd is not None:
@@ -212,8 +210,7 @@ class _Walk:
                 dsub = os.open(parts[-1], _DIR_FLAGS, dir_fd=dfd)
             self._dir(sub, dsub, parts)
             if dsub is not None:
-                os.utime(dsub, ns=_times(st))
-                os.chmod(dsub, _copy_mode(st, stat.S_IRWXU))
+                _stamp_dir(dsub, st)
         finally:
             os.close(sub)
             if dsub is not None:
@@ -256,6 +253,12 @@ class _Walk:
 
 def _same(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _stamp_dir(dfd: int, st: os.stat_result) -> None:
+    """Give a copied directory its source's times and (unprivileged) mode, once its entries are in."""
+    os.utime(dfd, ns=_times(st))
+    os.chmod(dfd, _copy_mode(st, stat.S_IRWXU))
 
 
 def _times(st: os.stat_result) -> tuple[int, int]:
