@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from simreflect.core.program import OutputCapture, ProgramResult, kill_group
+from simreflect.core.program import OutputCapture, ProgramResult, kill_group, wait_exit
 from simreflect.core.sandbox.bwrap import _bwrap_argv, _clean_env, _plain_argv, _python_paths
 from simreflect.core.sandbox.limits import Limits, MAX_WORKDIR_ENTRIES, MB, _rlimits
 from simreflect.core.sandbox.outcome import _classify
@@ -237,15 +237,11 @@ class SandboxSession:
                 except OSError:
                     pass
                 end = min(time.monotonic() + grace_s, self._wall_deadline + grace_s)
-                while proc.poll() is None and time.monotonic() < end:
-                    rd = [self._stderr_fd] if self._stderr_open else []
-                    if rd:
-                        r, _, _ = select.select(rd, [], [], 0.02)
-                        if r:
-                            self._drain_stderr()
-                    else:
-                        time.sleep(0.005)
-                if proc.poll() is None:
+                while self._stderr_open and proc.poll() is None and time.monotonic() < end:
+                    r, _, _ = select.select([self._stderr_fd], [], [], max(0.0, end - time.monotonic()))
+                    if r:
+                        self._drain_stderr()
+                if not wait_exit(proc, end - time.monotonic()):
                     stopped = "linger"
             else:
                 stopped = self._error.kind
