@@ -43,6 +43,7 @@ from simreflect.core import registry
 from simreflect.core.cache import cache_dir
 from simreflect.core.sandbox import Limits, isolation_report, run_sandboxed
 from simreflect.core.sandbox import cgroups as sandbox_cgroups
+from simreflect.core.sandbox import launcher as sandbox_launcher
 
 PACE_TASKS = ("statics_bridge", "control_cartpole")
 
@@ -214,9 +215,13 @@ def main() -> None:
         figs = fixed_costs(args.reps, meter, Path(tmp))
         figs += task_costs(suites, args.task_reps, meter, Path(tmp))
     load = os.getloadavg()
-    print(f"isolation: {report['mode']}" + (f" (degraded: {report['degraded']})" if report.get("degraded") else ""))
+    pool = sandbox_launcher._POOL
+    used = pool.used if pool is not None else 0
+    print(f"isolation: {report['mode']}" + (f" (degraded: {report['degraded']})" if report.get("degraded") else "")
+          + f"; runs started from a pre-started launcher: {used}")
     print_table(figs, load)
     data = {"label": args.label, "load": list(load), "cores": os.cpu_count(), "isolation": report["mode"],
+            "launcher_runs": used,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "figures": [asdict(f) for f in figs]}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1) + "\n")

@@ -97,13 +97,29 @@ def _sha(path: str) -> str:
 
 
 def _own_cgroup_leftovers() -> list[str]:
+    """This process's run cgroups that are still there, apart from the one of the launcher waiting
+    for the next run (core/sandbox/launcher.py: made ahead, not left behind)."""
     mine = f"simreflect-{os.getpid()}-"
+    waiting = _waiting_launcher_cgroups()
     left = []
     for spec in REPORT["cgroup"].values():
         base = Path(spec.split(":", 1)[1])
         if base.is_dir():
-            left += [p.name for p in base.iterdir() if p.name.startswith(mine)]
+            left += [p.name for p in base.iterdir() if p.name.startswith(mine) and p.name not in waiting]
     return left
+
+
+def _waiting_launcher_cgroups() -> set[str]:
+    from simreflect.core.sandbox import launcher
+
+    pool = launcher._POOL
+    if pool is None or not pool.wait_ready(30):
+        return set()
+    ready = [w for w in list(pool._ready.queue) if w is not None and w.proc.poll() is None]
+    for w in ready:  # holding nothing but the launcher itself
+        for _, d in w.cgroup.dirs.values():
+            assert (d / "cgroup.procs").read_text().split() == [str(w.proc.pid)]
+    return {w.cgroup.name for w in ready}
 
 
 # ----- the corpus --------------------------------------------------------------------------------

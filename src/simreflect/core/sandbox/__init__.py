@@ -58,7 +58,8 @@ The package, one job per module: limits (Limits, the paths inside, the errors, t
 (its command line and the clean environment), seccomp (the filter), modules (the package files a
 sandbox sees), cgroups (a run's cgroup), spawn (starting a confined process), probe (what works
 here), workdir (the work directory's watch and safe file access), outcome (what stopped a program),
-prepare (what every start does first), run (`run_sandboxed`), session (`open_session`).
+prepare (what every start does first), launcher (pre-started launchers: the cgroup join and the
+fork done ahead of the run, each launcher used once), run (`run_sandboxed`), session (`open_session`).
 """
 
 from simreflect.core.sandbox.bwrap import _bwrap_argv, _python_paths

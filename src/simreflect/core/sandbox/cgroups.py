@@ -140,6 +140,7 @@ class _RunCgroup:
         self.dirs: dict[str, tuple[str, Path]] = {}
         self._made: list[Path] = []
         self.problems: list[str] = []
+        self._cpu_base_s = 0.0
         for c, (version, base) in controllers.items():
             d = base / self.name
             try:
@@ -178,6 +179,20 @@ class _RunCgroup:
                 self.problems.append("cannot set the pids limit")
                 del self.dirs["pids"]
 
+    def rebase(self) -> None:
+        """Count from now on: what a launcher did in the cgroup before the run's command started is
+        not the run's (cgroup v1 resets the CPU usage and the memory peak; v2, whose counters cannot
+        be reset, has the CPU used so far subtracted, and its memory peak keeps the launcher's few MB)."""
+        self._cpu_base_s = 0.0
+        if "cpuacct" in self.dirs:
+            if self.dirs["cpuacct"][0] == "v1":
+                self._write("cpuacct", "cpuacct.usage", "0")
+            else:
+                m = re.search(r"^usage_usec (\d+)", self._read("cpuacct", "cpu.stat"), re.M)
+                self._cpu_base_s = int(m.group(1)) / 1e6 if m else 0.0
+        if "memory" in self.dirs and self.dirs["memory"][0] == "v1":
+            self._write("memory", "memory.max_usage_in_bytes", "0")
+
     def procs_fds(self) -> list[int]:
         fds = []
         for d in self._made:
@@ -209,7 +224,7 @@ class _RunCgroup:
             else:
                 m = re.search(r"^usage_usec (\d+)", self._read("cpuacct", "cpu.stat"), re.M)
                 if m:
-                    out["cpu_s"] = round(int(m.group(1)) / 1e6, 3)
+                    out["cpu_s"] = round(int(m.group(1)) / 1e6 - self._cpu_base_s, 3)
         return out
 
     def _pids(self) -> set[int]:

@@ -9,6 +9,7 @@ from typing import Iterable
 
 from simreflect.core.sandbox import probe as probing
 from simreflect.core.sandbox.cgroups import _RunCgroup
+from simreflect.core.sandbox.launcher import take_launcher
 from simreflect.core.sandbox.limits import Limits, SandboxUnavailable
 from simreflect.core.sandbox.modules import _module_files
 
@@ -17,7 +18,8 @@ def _prepare(workdir: Path, readonly_paths: Iterable[Path], package_modules: Ite
              strict: bool):
     """What `run_sandboxed` and `open_session` do before starting a program: check the paths, list
     the package files to show, probe the isolation, and set up the run's cgroup (or refuse, when
-    strict and degraded)."""
+    strict and degraded). Under bwrap the cgroup is a pre-started launcher's, when one is ready
+    (launcher.py): the start then skips the cgroup join and the fork."""
     workdir = Path(workdir).resolve()
     if not workdir.is_dir():
         raise FileNotFoundError(f"work directory {workdir} does not exist")
@@ -30,6 +32,16 @@ def _prepare(workdir: Path, readonly_paths: Iterable[Path], package_modules: Ite
     degraded = [probe["degraded"]] if probe.get("degraded") else []
     if strict and degraded:
         raise SandboxUnavailable(degraded[0])
+    launcher = take_launcher(probe["_cgroups"]) if probe["mode"] == "bwrap" else None
+    if launcher is not None:
+        launcher.cgroup.apply(limits)
+        if launcher.cgroup.problems:  # a limit below what the launcher holds: start the usual way
+            launcher.discard()
+            launcher = None
+    if launcher is not None:
+        cg, cgroup_fds = launcher.cgroup, []  # it is in its cgroup already
+        cg.rebase()
+        return workdir, readonly, package_files, probe, degraded, cg, cgroup_fds, launcher
     cg = _RunCgroup(probe["_cgroups"]) if probe["_cgroups"] else None
     if cg is not None:
         cg.apply(limits)
@@ -39,4 +51,4 @@ def _prepare(workdir: Path, readonly_paths: Iterable[Path], package_modules: Ite
             os.close(fd)
         cg.remove()
         raise SandboxUnavailable("cgroup: " + "; ".join(cg.problems))
-    return workdir, readonly, package_files, probe, degraded, cg, cgroup_fds
+    return workdir, readonly, package_files, probe, degraded, cg, cgroup_fds, None

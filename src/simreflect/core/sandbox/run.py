@@ -34,7 +34,7 @@ def run_sandboxed(argv: list[str], workdir: Path, limits: Limits = Limits(), rea
     Never raises for what the program does; raises SandboxUnavailable only with strict=True when
     the isolation is degraded.
     """
-    workdir, readonly_paths, package_files, probe, degraded, cg, cgroup_fds = _prepare(
+    workdir, readonly_paths, package_files, probe, degraded, cg, cgroup_fds, launcher = _prepare(
         workdir, readonly_paths, package_modules, limits, strict)
     sandboxed = probe["mode"] == "bwrap"
     rlimits = _rlimits(limits, cg.dirs if cg is not None else {})
@@ -60,14 +60,19 @@ def run_sandboxed(argv: list[str], workdir: Path, limits: Limits = Limits(), rea
         if sandboxed:
             ro = _python_paths(include_package=package_files is None) + readonly_paths
             cmd = _bwrap_argv(probe["bwrap"], probe["_options"], workdir, limits, ro, list(argv), package_files)
-            proc = _start_bwrap(cmd, _clean_env(env, "/tmp"), rlimits, cgroup_fds, _seccomp_filter())
+            if launcher is not None:
+                proc = launcher.launch(cmd, _clean_env(env, "/tmp"), rlimits, _seccomp_filter(), session=False)
+            else:
+                proc = _start_bwrap(cmd, _clean_env(env, "/tmp"), rlimits, cgroup_fds, _seccomp_filter())
         else:
             proc = _popen(_plain_argv(list(argv), workdir), _clean_env(env, str(workdir)), str(workdir),
                           rlimits, cgroup_fds)
     finally:
         for fd in cgroup_fds:
             os.close(fd)
-        if proc is None and cg is not None:
+        if proc is None and launcher is not None:
+            launcher.discard()  # and its cgroup
+        elif proc is None and cg is not None:
             cg.remove()
     try:
         stopped = pump(proc, capture, start + limits.wall_s, watch=watch)

@@ -314,7 +314,7 @@ def open_session(argv: list[str], workdir: Path, limits: Limits = Limits(), read
     answers JSON-lines requests on its stdin/stdout (see SandboxSession). Same arguments as
     `run_sandboxed`, plus how long a reply may be and how it is read (`reply_limits`); raises
     SandboxUnavailable only with strict=True when isolation is degraded."""
-    workdir, readonly_paths, package_files, probe, degraded, cg, cgroup_fds = _prepare(
+    workdir, readonly_paths, package_files, probe, degraded, cg, cgroup_fds, launcher = _prepare(
         workdir, readonly_paths, package_modules, limits, strict)
     sandboxed = probe["mode"] == "bwrap"
     rlimits = _rlimits(limits, cg.dirs if cg is not None else {})
@@ -325,15 +325,20 @@ def open_session(argv: list[str], workdir: Path, limits: Limits = Limits(), read
         if sandboxed:
             ro = _python_paths(include_package=package_files is None) + readonly_paths
             cmd = _bwrap_argv(probe["bwrap"], probe["_options"], workdir, limits, ro, list(argv), package_files)
-            proc = _start_bwrap(cmd, _clean_env(env, "/tmp"), rlimits, cgroup_fds, _seccomp_filter(),
-                                stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+            if launcher is not None:
+                proc = launcher.launch(cmd, _clean_env(env, "/tmp"), rlimits, _seccomp_filter(), session=True)
+            else:
+                proc = _start_bwrap(cmd, _clean_env(env, "/tmp"), rlimits, cgroup_fds, _seccomp_filter(),
+                                    stdin=subprocess.PIPE, stderr=subprocess.PIPE)
         else:
             proc = _popen(_plain_argv(list(argv), workdir), _clean_env(env, str(workdir)), str(workdir),
                           rlimits, cgroup_fds, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
     finally:
         for fd in cgroup_fds:
             os.close(fd)
-        if proc is None and cg is not None:
+        if proc is None and launcher is not None:
+            launcher.discard()  # and its cgroup
+        elif proc is None and cg is not None:
             cg.remove()
     return SandboxSession(proc, cg, capture, limits, workdir, start, sandboxed, degraded, probe, max_message_bytes,
                           reply_limits)
