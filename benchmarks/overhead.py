@@ -10,7 +10,8 @@ the suite's oracle through `run_program` (the sandbox) and `verify`. Per evaluat
 * wall: perf_counter around run_program + verify;
 * cpu: this process's CPU (time.process_time, every thread) plus the CPU of every sandbox run in
   the meantime, read from each run's cgroup (rusage misses the sandboxed processes: they are not
-  waited for by this process, and bwrap's monitor joins the same cgroup first);
+  waited for by this process, and bwrap's monitor joins the same cgroup first), the start-up of
+  the pre-started launcher it came from included (core/sandbox/launcher.py);
 * engine: where there is one, the time inside the engine's step (pace: b2World.Step);
 * overhead: wall / engine.
 
@@ -77,7 +78,7 @@ class SandboxCpu:
 
         def stats(cg: Any) -> dict[str, Any]:
             out = original(cg)
-            meter.total_s += float(out.get("cpu_s", 0.0))
+            meter.total_s += float(out.get("cpu_s", 0.0)) + cg.prestart_cpu_s  # a launcher's start-up too
             return out
 
         sandbox_cgroups._RunCgroup.stats = stats  # type: ignore[method-assign]

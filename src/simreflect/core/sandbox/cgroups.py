@@ -141,6 +141,9 @@ class _RunCgroup:
         self._made: list[Path] = []
         self.problems: list[str] = []
         self._cpu_base_s = 0.0
+        #: CPU seconds spent in the cgroup before the run's command started (a launcher's start-up:
+        #: the host's cost, not the program's; see rebase).
+        self.prestart_cpu_s = 0.0
         for c, (version, base) in controllers.items():
             d = base / self.name
             try:
@@ -186,10 +189,12 @@ class _RunCgroup:
         self._cpu_base_s = 0.0
         if "cpuacct" in self.dirs:
             if self.dirs["cpuacct"][0] == "v1":
+                ns = self._read("cpuacct", "cpuacct.usage").strip()
+                self.prestart_cpu_s = int(ns) / 1e9 if ns.isdigit() else 0.0
                 self._write("cpuacct", "cpuacct.usage", "0")
             else:
                 m = re.search(r"^usage_usec (\d+)", self._read("cpuacct", "cpu.stat"), re.M)
-                self._cpu_base_s = int(m.group(1)) / 1e6 if m else 0.0
+                self._cpu_base_s = self.prestart_cpu_s = int(m.group(1)) / 1e6 if m else 0.0
         if "memory" in self.dirs and self.dirs["memory"][0] == "v1":
             self._write("memory", "memory.max_usage_in_bytes", "0")
 
