@@ -143,3 +143,12 @@ def test_a_forked_child_leaves_the_parents_launcher_alone(tmp_path):
     finally:
         os.kill(child, 9)
         os.waitpid(child, 0)
+
+
+def test_launchers_can_be_turned_off(tmp_path, monkeypatch):
+    pool = _ready_pool()
+    used = pool.used
+    monkeypatch.setenv("SIMREFLECT_SANDBOX_LAUNCHERS", "0")
+    r = run_sandboxed([sys.executable, "-c", "print('direct')"], tmp_path, Limits(wall_s=30))
+    assert r.ok and r.output_tail.strip() == "direct"
+    assert pool.used == used

@@ -234,10 +234,16 @@ def launcher_pool(controllers: dict[str, tuple[str, Path]]) -> LauncherPool:
         return _POOL
 
 
+#: Set to 0 to start every run directly: a launcher saves wall time per start and costs the CPU of
+#: its own Python start-up (tens of ms, on a machine whose cores are all busy the dearer of the two).
+LAUNCHERS_ENV = "SIMREFLECT_SANDBOX_LAUNCHERS"
+
+
 def take_launcher(controllers: dict[str, tuple[str, Path]]) -> Launcher | None:
     """A pre-started launcher in a fresh cgroup of `controllers`, or None (the first call of a
-    process, a launcher not ready yet, or no cgroups): the caller then starts bwrap itself."""
-    if not controllers:
+    process, a launcher not ready yet, no cgroups, or launchers turned off with
+    SIMREFLECT_SANDBOX_LAUNCHERS=0): the caller then starts bwrap itself."""
+    if not controllers or os.environ.get(LAUNCHERS_ENV, "1") == "0":
         return None
     return launcher_pool(controllers).take()
 
