@@ -97,13 +97,29 @@ def _sha(path: str) -> str:
 
 
 def _own_cgroup_leftovers() -> list[str]:
+    """This process's run cgroups that are still there, apart from the one of the launcher waiting
+    for the next run (core/sandbox/launcher.py: made ahead, not left behind)."""
     mine = f"simreflect-{os.getpid()}-"
+    waiting = _waiting_launcher_cgroups()
     left = []
     for spec in REPORT["cgroup"].values():
         base = Path(spec.split(":", 1)[1])
         if base.is_dir():
-            left += [p.name for p in base.iterdir() if p.name.startswith(mine)]
+            left += [p.name for p in base.iterdir() if p.name.startswith(mine) and p.name not in waiting]
     return left
+
+
+def _waiting_launcher_cgroups() -> set[str]:
+    from simreflect.core.sandbox import launcher
+
+    pool = launcher._POOL
+    if pool is None or not pool.wait_ready(30):
+        return set()
+    ready = [w for w in list(pool._ready.queue) if w is not None and w.proc.poll() is None]
+    for w in ready:  # holding nothing but the launcher itself
+        for _, d in w.cgroup.dirs.values():
+            assert (d / "cgroup.procs").read_text().split() == [str(w.proc.pid)]
+    return {w.cgroup.name for w in ready}
 
 
 # ----- the corpus --------------------------------------------------------------------------------
@@ -472,7 +488,7 @@ def test_program_sees_only_its_workdir_and_a_clean_env(tmp_path, monkeypatch):
 def test_degraded_mode_is_announced_never_silent(tmp_path, monkeypatch):
     fake = dict(sandbox._probe())
     fake.update(mode="plain", bwrap=None, degraded="bubblewrap (bwrap) is not installed (simulated)")
-    monkeypatch.setattr(sandbox, "_probe", lambda: fake)
+    monkeypatch.setattr(sandbox.probe, "_probe", lambda: fake)
     monkeypatch.setenv(SECRET_NAME, SECRET)
     (tmp_path / "in.txt").write_text("x")
     (tmp_path / "prog.py").write_text(f"import os; print(os.getcwd(), os.listdir('.'), os.environ.get('{SECRET_NAME}'))")
@@ -550,7 +566,7 @@ def test_bound_modules_come_with_fresh_bytecode(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("")
     (pkg / "mod.py").write_text("VALUE = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(sandbox, "_COMPILED", set())
+    monkeypatch.setattr(sandbox.modules, "_COMPILED", set())
     cached = importlib.util.cache_from_source(str(pkg / "mod.py"))
     assert not os.path.exists(cached)
     files = sandbox._module_files(["boundpkg.mod"])
@@ -561,7 +577,7 @@ def test_bound_modules_come_with_fresh_bytecode(tmp_path, monkeypatch):
     later = time.time() + 5
     os.utime(pkg / "mod.py", (later, later))
     assert not sandbox._bytecode_is_current(str(pkg / "mod.py"), cached)
-    monkeypatch.setattr(sandbox, "_COMPILED", set())
+    monkeypatch.setattr(sandbox.modules, "_COMPILED", set())
     sandbox._module_files(["boundpkg.mod"])
     assert sandbox._bytecode_is_current(str(pkg / "mod.py"), cached)
     namespace: dict = {}

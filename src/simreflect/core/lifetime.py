@@ -2,7 +2,7 @@
 
 A run killed with SIGKILL gets no chance to stop its pool workers, sandboxes or sessions, so each
 child asks the kernel to kill it when its parent dies (Linux `PR_SET_PDEATHSIG`): pool workers in
-their initializer (`worker_pool`), sandboxed programs before exec (core/sandbox.py, which also runs
+their initializer (`worker_pool`), sandboxed programs before exec (core/sandbox/, which also runs
 bubblewrap with --die-with-parent). Whatever those children started dies with them: a sandbox's
 processes live in its own pid namespace, whose init is bwrap's child. The signal follows the
 thread that forked the child: a process started from a thread that ends before it does is killed

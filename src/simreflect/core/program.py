@@ -10,6 +10,7 @@ objects) and `kill_group`.
 from __future__ import annotations
 
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -182,11 +183,9 @@ def pump(proc: subprocess.Popen, capture: OutputCapture, deadline: float,
                     return why
                 next_watch = now + watch_every_s
             if eof:
-                try:
-                    proc.wait(timeout=max(0.0, min(deadline, next_watch) - now))
+                if wait_exit(proc, max(0.0, min(deadline, next_watch) - now)):
                     return None
-                except subprocess.TimeoutExpired:
-                    continue
+                continue
             if now >= next_poll:
                 next_poll = now + POLL_S
                 if proc.poll() is not None:  # exited, but something it left behind holds the pipe
@@ -204,6 +203,26 @@ def pump(proc: subprocess.Popen, capture: OutputCapture, deadline: float,
                     sel.unregister(fd)
                     continue
                 capture.feed(chunk)
+
+
+def wait_exit(proc: subprocess.Popen, timeout_s: float) -> bool:
+    """Wait at most `timeout_s` for `proc` to exit, woken by the kernel through a pidfd (Popen's own
+    timed wait polls with sleeps of up to 50 ms); True once it has exited (and is reaped)."""
+    if proc.poll() is not None:
+        return True
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (OSError, AttributeError):  # no pidfds here: Popen's own wait
+        try:
+            proc.wait(timeout=max(0.0, timeout_s))
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        select.select([pidfd], [], [], max(0.0, timeout_s))
+    finally:
+        os.close(pidfd)
+    return proc.poll() is not None
 
 
 def drain(proc: subprocess.Popen, capture: OutputCapture, seconds: float = 0.5) -> None:

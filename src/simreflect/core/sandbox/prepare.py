@@ -1,0 +1,54 @@
+"""What every sandboxed start does first: check the paths, list the package files, probe, set up
+the run's cgroup."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+from simreflect.core.sandbox import probe as probing
+from simreflect.core.sandbox.cgroups import _RunCgroup
+from simreflect.core.sandbox.launcher import take_launcher
+from simreflect.core.sandbox.limits import Limits, SandboxUnavailable
+from simreflect.core.sandbox.modules import _module_files
+
+
+def _prepare(workdir: Path, readonly_paths: Iterable[Path], package_modules: Iterable[str] | None, limits: Limits,
+             strict: bool):
+    """What `run_sandboxed` and `open_session` do before starting a program: check the paths, list
+    the package files to show, probe the isolation, and set up the run's cgroup (or refuse, when
+    strict and degraded). Under bwrap the cgroup is a pre-started launcher's, when one is ready
+    (launcher.py): the start then skips the cgroup join and the fork."""
+    workdir = Path(workdir).resolve()
+    if not workdir.is_dir():
+        raise FileNotFoundError(f"work directory {workdir} does not exist")
+    readonly = [Path(p).resolve() for p in readonly_paths]
+    for p in readonly:
+        if not p.exists():
+            raise FileNotFoundError(f"read-only path {p} does not exist")
+    package_files = None if package_modules is None else _module_files(package_modules)
+    probe = probing._probe()  # looked up on the module, so a test can stand in for the probe
+    degraded = [probe["degraded"]] if probe.get("degraded") else []
+    if strict and degraded:
+        raise SandboxUnavailable(degraded[0])
+    launcher = take_launcher(probe["_cgroups"]) if probe["mode"] == "bwrap" else None
+    if launcher is not None:
+        launcher.cgroup.apply(limits)
+        if launcher.cgroup.problems:  # a limit below what the launcher holds: start the usual way
+            launcher.discard()
+            launcher = None
+    if launcher is not None:
+        cg, cgroup_fds = launcher.cgroup, []  # it is in its cgroup already
+        cg.rebase()
+        return workdir, readonly, package_files, probe, degraded, cg, cgroup_fds, launcher
+    cg = _RunCgroup(probe["_cgroups"]) if probe["_cgroups"] else None
+    if cg is not None:
+        cg.apply(limits)
+    cgroup_fds = cg.procs_fds() if cg is not None else []
+    if cg is not None and cg.problems and strict:
+        for fd in cgroup_fds:
+            os.close(fd)
+        cg.remove()
+        raise SandboxUnavailable("cgroup: " + "; ".join(cg.problems))
+    return workdir, readonly, package_files, probe, degraded, cg, cgroup_fds, None
