@@ -16,6 +16,12 @@ REPORT = isolation_report()
 FULL = REPORT["mode"] == "bwrap" and "cpuacct" in REPORT["cgroup"] and "memory" in REPORT["cgroup"]
 pytestmark = pytest.mark.skipif(not FULL, reason="needs bubblewrap and the memory and cpuacct cgroups")
 
+
+@pytest.fixture(autouse=True)
+def launchers_on(monkeypatch):
+    """Launchers are off by default (they cost CPU); these tests are about runs that start from them."""
+    monkeypatch.setenv("SIMREFLECT_SANDBOX_LAUNCHERS", "1")
+
 #: The first program leaves whatever it can: a file in /tmp and in the work directory's parent's
 #: view, an environment variable, a module on sys.path, an inherited open fd, a daemon process,
 #: 120 MB of memory and half a second of CPU.
@@ -149,6 +155,15 @@ def test_launchers_can_be_turned_off(tmp_path, monkeypatch):
     pool = _ready_pool()
     used = pool.used
     monkeypatch.setenv("SIMREFLECT_SANDBOX_LAUNCHERS", "0")
+    r = run_sandboxed([sys.executable, "-c", "print('direct')"], tmp_path, Limits(wall_s=30))
+    assert r.ok and r.output_tail.strip() == "direct"
+    assert pool.used == used
+
+
+def test_launchers_are_off_by_default(tmp_path, monkeypatch):
+    pool = _ready_pool()
+    used = pool.used
+    monkeypatch.delenv("SIMREFLECT_SANDBOX_LAUNCHERS")
     r = run_sandboxed([sys.executable, "-c", "print('direct')"], tmp_path, Limits(wall_s=30))
     assert r.ok and r.output_tail.strip() == "direct"
     assert pool.used == used

@@ -234,16 +234,18 @@ def launcher_pool(controllers: dict[str, tuple[str, Path]]) -> LauncherPool:
         return _POOL
 
 
-#: Set to 0 to start every run directly: a launcher saves wall time per start and costs the CPU of
-#: its own Python start-up (tens of ms, on a machine whose cores are all busy the dearer of the two).
+#: Set to 1 to start runs from pre-started launchers: a launcher saves wall time per start (the
+#: cgroup join and the fork are done ahead) and costs the CPU of its own Python start-up (about 15 ms
+#: measured), so it is off by default: on a machine whose cores are all busy (RL rollouts, the test
+#: suite) the CPU is the dearer of the two. Turn it on when spare cores wait for sandboxes.
 LAUNCHERS_ENV = "SIMREFLECT_SANDBOX_LAUNCHERS"
 
 
 def take_launcher(controllers: dict[str, tuple[str, Path]]) -> Launcher | None:
     """A pre-started launcher in a fresh cgroup of `controllers`, or None (the first call of a
-    process, a launcher not ready yet, no cgroups, or launchers turned off with
-    SIMREFLECT_SANDBOX_LAUNCHERS=0): the caller then starts bwrap itself."""
-    if not controllers or os.environ.get(LAUNCHERS_ENV, "1") == "0":
+    process, a launcher not ready yet, no cgroups, or launchers not turned on with
+    SIMREFLECT_SANDBOX_LAUNCHERS=1): the caller then starts bwrap itself."""
+    if not controllers or os.environ.get(LAUNCHERS_ENV, "0") != "1":
         return None
     return launcher_pool(controllers).take()
 
