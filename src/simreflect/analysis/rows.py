@@ -33,6 +33,9 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
         "subsets": suite.subsets(task),
         "flags": suite.episode_flags(log.rounds) if isinstance(suite, EpisodeFlags) else [],
         "aux_calls": sum(int(r.usage.get("aux_calls", 0)) for r in rounds),
+        # how an interactive session went (run/interactive.py; core.records.SessionEndRecord), else None
+        "interactive": next((r.method_notes["interactive"] for r in rounds
+                             if isinstance(r.method_notes.get("interactive"), dict)), None),
         "rounds": [_round_row(r) for r in rounds],
     }
 
