@@ -31,6 +31,7 @@ from simreflect.core.interactive import (
 from simreflect.core.records import SessionEndRecord, ToolResultRecord, TurnRecord
 from simreflect.run.interactive import opening, run_interactive_episode, session_dir
 from simreflect.run.store import EpisodeLog, RunStore
+from simreflect.suites.workshop.interactive import recorded_commands
 from simreflect.suites.workshop.session import InvalidCommand, Session
 from simreflect.suites.workshop.suite import WorkshopSuite, make_task
 
@@ -291,3 +292,61 @@ def test_a_scripted_model_builds_place_through_the_chat_completions_server(tmp_p
         assert all(r["messages"][0]["role"] == "system" for r in server.requests)
     rec = [r for r in store.read().records if r["type"] == "round"][0]
     assert rec["usage"]["prompt_tokens"] > 0 and rec["method_notes"]["interactive"]["budget"] == "finish"
+
+
+def test_a_call_whose_command_ran_before_a_kill_is_recovered_never_run_again(tmp_path):
+    """The harness died after the world executed the act and before its result was recorded: the
+    resumed session replays the record, answers the call from it, and the act is in the record once."""
+    suite, task = WorkshopSuite(), make_task("place", 0)
+    act = {"segments": [{"type": "move", "duration": 0.5, "left": {"joints": {"shoulder_pitch": 0.2}}}]}
+    turn = _message(_call("http", {"method": "POST", "path": "/act", "body": act}))
+    transcript = Transcript(tmp_path / "s" / "t.jsonl")
+    world = suite.open_world(task, tmp_path / "s")
+    transcript.append(TurnRecord(1, parse_reply(turn, TOOLS).message, commands=world.commands()))
+    live = world.session.act(act)  # the call ran; the kill comes before its result is written
+    world.close()
+    resumed = suite.open_world(task, tmp_path / "s")
+    try:
+        assert resumed.commands() == 1 and resumed.sim_time() == live["time"]
+        agent = ScriptAgent([_message(_call("finish", {"summary": "done"}))])
+        out = run_session(agent, resumed, [{"role": "system", "content": "s"}], transcript)
+        first = out.results[0]
+        assert first.status == "recovered" and json.loads(first.content.split("\n", 1)[1])["time"] == live["time"]
+        kinds = [line["kind"] for line in recorded_commands(tmp_path / "s" / "record")]
+        assert kinds == ["act", "finish"], kinds  # the act ran once
+        assert out.end.budget == "finish" and agent.seen[0][-1]["tool_call_id"] == "c1"
+    finally:
+        resumed.close()
+
+
+def test_a_command_line_cut_short_by_a_kill_is_not_replayed(tmp_path):
+    suite, task = WorkshopSuite(), make_task("place", 0)
+    world = suite.open_world(task, tmp_path / "s")
+    world.session.note({"text": "one"})
+    world.close()
+    with open(tmp_path / "s" / "record" / "commands.jsonl", "ab") as f:
+        f.write(b'{"i": 1, "kind": "note", "request": {"te')
+    resumed = suite.open_world(task, tmp_path / "s")
+    try:
+        assert resumed.commands() == 1 and [n["text"] for n in resumed.session.notes] == ["one"]
+    finally:
+        resumed.close()
+
+
+def test_cli_interactive_noop_fails_with_the_session_columns_and_bad_options_are_refused(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from simreflect.cli import app
+
+    monkeypatch.setenv("SIMREFLECT_CACHE", str(tmp_path / "cache"))
+    base = ["run", "workshop", "--agent", "noop", "--mode", "interactive", "--tasks", "place-0", "--levels", "L1"]
+    res = CliRunner().invoke(app, base + ["--out", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    summary = (tmp_path / "run" / "summary.md").read_text()
+    assert "Interactive sessions" in summary and "| finish 1" in summary and "0/1" in summary
+    for bad in (["--session", "wall=5"], ["--session", "max_turns=x"], ["--mode", "live"]):
+        res = CliRunner().invoke(app, base + ["--out", str(tmp_path / "bad")] + bad)
+        assert res.exit_code == 2, (bad, res.output)
+    res = CliRunner().invoke(app, ["run", "audit", "--agent", "noop", "--mode", "interactive", "--limit", "1",
+                                   "--out", str(tmp_path / "audit")])
+    assert res.exit_code == 2 and "does not offer interactive episodes" in res.output, res.output
