@@ -350,3 +350,28 @@ def test_cli_interactive_noop_fails_with_the_session_columns_and_bad_options_are
     res = CliRunner().invoke(app, ["run", "audit", "--agent", "noop", "--mode", "interactive", "--limit", "1",
                                    "--out", str(tmp_path / "audit")])
     assert res.exit_code == 2 and "does not offer interactive episodes" in res.output, res.output
+
+
+def test_text_protocol_through_the_scripted_server_and_an_endpoint_down_is_an_infra_error(tmp_path):
+    from simreflect.agents.interactive import ToolLLMAgent
+    from simreflect.agents.llm import LLMConfig
+    from simreflect.testing.scripted_llm import ScriptedLLMServer
+
+    block = '```tool\n{"name": "%s", "arguments": %s}\n```'
+    replies = [{"status": 500},
+               {"content": "Looking.\n" + block % ("http", '{"method": "GET", "path": "/state?fields=boards"}')},
+               {"content": block % ("finish", '{"summary": "gave up"}')}]
+    suite, task = WorkshopSuite(), make_task("place", 0)
+    store = RunStore(tmp_path / "run")
+    with ScriptedLLMServer(replies) as server:
+        agent = ToolLLMAgent(LLMConfig(model="m", base_url=server.base_url, max_retries=0), text_protocol=True)
+        first = run_interactive_episode(suite, agent, task, EvidenceLevel.L1, store, EpisodeLog())
+        assert first.status == "infra_error"
+        again = run_interactive_episode(suite, agent, task, EvidenceLevel.L1, store, EpisodeLog())
+        assert again.status == "finished" and not again.solved
+        sent = server.requests
+    assert all("tools" not in body for body in sent) and "```tool" in sent[1]["messages"][0]["content"]
+    last = sent[2]["messages"][-1]
+    assert last["role"] == "user" and last["content"].startswith("Result of call 1 (http):\nHTTP 200")
+    kinds = [r["type"] for r in store.read().records]
+    assert kinds == ["infra_error", "round", "end"]
