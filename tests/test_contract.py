@@ -14,7 +14,7 @@ from simreflect.core.registry import get_suite, suite_names
 DECLARED = {
     "gait": ((0.0, 1.0), (0.0, 1.0), {"export", "baseline-agent", "pictures"}),
     "audit": ((0.0, 1.0), (0.0, 1.0), {"export", "episode-flags", "volatile-diagnostics"}),
-    "workshop": ((0.0, 1.0), (0.0, 1.0), {"export"}),
+    "workshop": ((0.0, 1.0), (0.0, 1.0), {"export", "interactive"}),
     "pace": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs", "attempt-budget", "pictures"}),
 }
 

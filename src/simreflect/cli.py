@@ -108,6 +108,27 @@ def _suite_options(items: list[str]) -> dict[str, str]:
     return options
 
 
+def _interactive_config(config, agent: str, session: list[str], text_protocol: bool, tasks: dict):
+    """The run's configuration for --mode interactive (ValueError for what it cannot run)."""
+    from dataclasses import fields, replace
+
+    from simreflect.core.interactive import SessionBudgets
+    from simreflect.run.agents import make_turn_agent
+
+    kinds = {f.name: f.type for f in fields(SessionBudgets)}
+    budgets = {}
+    for item in session:
+        key, sep, value = item.partition("=")
+        if not sep or key.strip() not in kinds:
+            raise ValueError(f"--session takes KEY=VALUE with KEY one of {', '.join(kinds)}, not {item!r}")
+        budgets[key.strip()] = float(value) if key.strip() == "wall_s" else int(value)
+    options = {**config.agent_options, **({"text_protocol": True} if text_protocol else {})}
+    config = replace(config, mode="interactive", session=budgets, agent_options=options, rounds=1)
+    if tasks:
+        make_turn_agent(agent, config.suite_instance(), next(iter(tasks.values())), options)
+    return config
+
+
 @app.command("run")
 def run_cmd(
     suite: str = typer.Argument(..., help="Suite to run (see `simreflect suites`)."),
@@ -152,6 +173,12 @@ def run_cmd(
     retries: int = typer.Option(5, "--retries", help="llm: retries on 429/5xx/timeouts before an infrastructure error."),
     no_structured: bool = typer.Option(False, "--no-structured", help="llm: do not ask for JSON-schema output."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="llm: on-disk response cache keyed by the full request."),
+    mode: str = typer.Option("rounds", "--mode", help="rounds (a program per round) or interactive (one live session "
+                             "driven through tool calls: suites that offer it, e.g. workshop; oracle, noop or llm)."),
+    session: list[str] = typer.Option([], "--session", help="interactive budgets KEY=VALUE: wall_s (default 1200), "
+                                      "max_turns (400), max_tokens (20000000) (repeatable)."),
+    text_protocol: bool = typer.Option(False, "--text-protocol", help="interactive llm: tool calls as ```tool blocks "
+                                       "of the answer, for endpoints without tool support."),
 ) -> None:
     """Run an agent on every episode x evidence level (resumable), then print the summary."""
     from simreflect.core.registry import get_suite
@@ -206,8 +233,13 @@ def run_cmd(
     try:
         if config.history not in ("full", "last+best"):
             raise ValueError(f"--history must be full or last+best, not {config.history!r}")
-        config.selected_tasks()
-        make_agent(agent, config.suite_instance(), options, method)
+        chosen_tasks = config.selected_tasks()
+        if mode == "interactive":
+            config = _interactive_config(config, agent, session, text_protocol, chosen_tasks)
+        elif mode != "rounds":
+            raise ValueError(f"--mode must be rounds or interactive, not {mode!r}")
+        else:
+            make_agent(agent, config.suite_instance(), options, method)
     except (ValueError, TypeError) as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)

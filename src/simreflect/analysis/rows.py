@@ -10,6 +10,17 @@ from simreflect.core.suite import Suite
 
 
 def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -> dict[str, Any]:
+    row = _row(suite, task, level, log, run)
+    # how an interactive session went (run/interactive.py; core.records.SessionEndRecord); only then,
+    # so the rows of every other run stay byte for byte what they were
+    session = next((r.method_notes["interactive"] for r in log.round_records()
+                    if isinstance(r.method_notes.get("interactive"), dict)), None)
+    if session is not None:
+        row["interactive"] = session
+    return row
+
+
+def _row(suite: Suite, task, level: str, log: EpisodeLog, run: int) -> dict[str, Any]:
     rounds = log.round_records()
     scripts = [r for r in rounds if r.program is not None]
     crashed = [r for r in scripts if not r.ran]

@@ -41,10 +41,27 @@ def summarize(rows: list[dict[str, Any]], levels: list[str], budget: int,
             "harness_errors": sum(r.get("harness_errors", 0) for r in done),
             "flags": _flag_counts(done),
         }
+        sessions = [r["interactive"] for r in done if r.get("interactive")]
+        if sessions:
+            out["levels"][level]["interactive"] = _sessions(sessions)
         for s in subset_names:
             members = [r for r in done if s in r["subsets"]]
             out["subsets"].setdefault(s, {})[level] = {"solved": sum(r["solved"] for r in members), "n": len(members)}
     return out
+
+
+def _sessions(ends: list[dict[str, Any]]) -> dict[str, Any]:
+    """The seed's columns for interactive sessions: means per session, and how they ended."""
+    def mean(key: str, scale: float = 1.0) -> float:
+        return float(np.mean([float(e.get(key, 0)) * scale for e in ends]))
+
+    ended: dict[str, int] = {}
+    for e in ends:
+        ended[str(e.get("budget"))] = ended.get(str(e.get("budget")), 0) + 1
+    return {"sessions": len(ends), "commands": mean("commands"), "turns": mean("turns"),
+            "wall_minutes": mean("wall_s", 1 / 60), "sim_seconds": mean("sim_time"),
+            "tokens": float(np.mean([e.get("prompt_tokens", 0) + e.get("completion_tokens", 0) for e in ends])),
+            "ended": dict(sorted(ended.items()))}
 
 
 def _flag_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -82,6 +99,14 @@ def summary_markdown(summary: dict[str, Any], title: str) -> str:
     if harness:
         lines += ["", "Rounds the harness failed on (an exception on the program or artefact; each cost its round): "
                   + ", ".join(f"{lv} {n}" for lv, n in harness.items())]
+    sessions = {lv: s["interactive"] for lv, s in summary["levels"].items() if s.get("interactive")}
+    if sessions:
+        lines += ["", "Interactive sessions (means per session) | Commands | Model turns | Wall minutes | Simulated s | "
+                  "Tokens | How they ended", "---|---|---|---|---|---|---"]
+        for lv, x in sessions.items():
+            ended = ", ".join(f"{k} {v}" for k, v in x["ended"].items())
+            lines.append(f"{lv} ({x['sessions']}) | {x['commands']:.0f} | {x['turns']:.0f} | {x['wall_minutes']:.1f} | "
+                         f"{x['sim_seconds']:.1f} | {x['tokens']:,.0f} | {ended}")
     if summary["subsets"]:
         levels = list(summary["levels"])
         lines += ["", f"Solved within {n_budget} rounds:", "", "Subset | " + " | ".join(levels),

@@ -148,10 +148,31 @@ class Pictures(Protocol):
     def picture(self, task: Task) -> Path | None: ...
 
 
+@runtime_checkable
+class InteractiveEpisodes(Protocol):
+    """The suite can be played as interactive sessions (core.interactive): one attempt is one live
+    session a model drives with the tools in `interactive_tools` (of http, python, finish) until it
+    finishes or a budget ends it. `open_world` gives the task's session in directory `base` (a
+    core.interactive.World; restored from what it recorded there when the session is resumed, its
+    wall clock going on from `wall_used_s`); `grade_world` the verdict of the world's final state;
+    `interactive_instruction` the opening message (what to build, the interface);
+    `interactive_oracle` the reference driving the session through tool calls (a TurnAgent)."""
+
+    interactive_tools: tuple[str, ...]
+
+    def open_world(self, task: Task, base: Path, wall_used_s: float = 0.0) -> Any: ...
+
+    def grade_world(self, task: Task, world: Any) -> Any: ...
+
+    def interactive_instruction(self, task: Task) -> str: ...
+
+    def interactive_oracle(self, task: Task) -> Any: ...
+
+
 CAPABILITIES: dict[str, type] = {
     "export": Exports, "source-programs": SourcePrograms, "attempt-budget": AttemptBudget,
     "episode-flags": EpisodeFlags, "volatile-diagnostics": VolatileDiagnostics, "baseline-agent": BaselineAgent,
-    "pictures": Pictures,
+    "pictures": Pictures, "interactive": InteractiveEpisodes,
 }
 
 

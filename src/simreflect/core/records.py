@@ -172,5 +172,79 @@ class EpisodeLog:
         return tuple(RoundRecord.from_dict(r) for r in self.rounds)
 
 
+#: The version of an interactive session's transcript (core.interactive): its own file of the run,
+#: beside attempts.jsonl, so the attempt log's format and readers stay as they are.
+TRANSCRIPT_FORMAT = 1
+TRANSCRIPT_KEY = "transcript_format"
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One model turn of an interactive session, written as soon as the model has answered and
+    before any of its tool calls runs: the assistant message as it goes back into the chat (its
+    tool calls, each arguments string bounded), the tokens and latency of the call, and where the
+    session stood (wall seconds used, simulated time, commands recorded by the world)."""
+
+    turn: int
+    message: dict[str, Any]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    wall_s: float = 0.0
+    sim_time: float = 0.0
+    commands: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "turn", TRANSCRIPT_KEY: TRANSCRIPT_FORMAT, "turn": self.turn, "message": self.message,
+                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "latency_s": round(self.latency_s, 4), "wall_s": round(self.wall_s, 3), "sim_time": self.sim_time,
+                "commands": self.commands}
+
+
+@dataclass(frozen=True)
+class ToolResultRecord:
+    """What one tool call of a turn came to, written before the next call runs: `content` is the
+    text the model is shown (already truncated to its budget), `status` ok, error (a malformed call
+    or a refused request: the model sees why), or recovered (the call was in flight when the
+    harness was killed; its effect was read back from the world, never executed again)."""
+
+    turn: int
+    index: int
+    call_id: str
+    tool: str
+    content: str
+    status: str = "ok"
+    wall_s: float = 0.0
+    sim_time: float = 0.0
+    commands: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_result", TRANSCRIPT_KEY: TRANSCRIPT_FORMAT, "turn": self.turn, "index": self.index,
+                "call_id": self.call_id, "tool": self.tool, "content": self.content, "status": self.status,
+                "wall_s": round(self.wall_s, 3), "sim_time": self.sim_time, "commands": self.commands}
+
+
+@dataclass(frozen=True)
+class SessionEndRecord:
+    """How an interactive session ended: `budget` is what ended it (finish, wall, turns, tokens, or
+    the world's own: actions, sim_seconds, record), `reason` says it in words."""
+
+    budget: str
+    reason: str
+    turns: int
+    commands: int
+    sim_time: float
+    wall_s: float
+    prompt_tokens: int
+    completion_tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "session_end", TRANSCRIPT_KEY: TRANSCRIPT_FORMAT, "budget": self.budget, "reason": self.reason,
+                "turns": self.turns, "commands": self.commands, "sim_time": self.sim_time,
+                "wall_s": round(self.wall_s, 3), "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens}
+
+
 __all__ = ["EndRecord", "EpisodeLog", "FORMAT", "FORMAT_KEY", "InfraErrorRecord", "LEGACY_FORMAT", "RoundRecord",
-           "report_from_prompt", "split_feedback"]
+           "SessionEndRecord", "TRANSCRIPT_FORMAT", "TRANSCRIPT_KEY", "ToolResultRecord", "TurnRecord", "report_from_prompt",
+           "split_feedback"]

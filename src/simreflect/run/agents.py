@@ -10,6 +10,7 @@ from simreflect.agents.baselines import NoopAgent, OracleAgent
 from simreflect.core import registry
 from simreflect.core.contract import BaselineAgent
 from simreflect.core.suite import Suite
+from simreflect.core.task import Task
 
 #: The agents and methods of this package, registered in the core registry (kinds "agent" and
 #: "method") with their help texts; a third-party package adds more through the entry-point groups
@@ -87,6 +88,32 @@ def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(agent_names())}") from None
     return factory(suite, **options)
+
+
+#: The agents of interactive episodes (--mode interactive): the suite's oracle driving the session
+#: through tool calls, a noop that finishes at once, and a model with tools.
+TURN_AGENTS = ("oracle", "reference", "noop", "llm")
+
+
+def make_turn_agent(name: str, suite: Suite, task: Task, options: dict[str, Any] | None = None):
+    """The interactive agent `name` for one task (core.interactive.TurnAgent)."""
+    from simreflect.agents.interactive import NoopTurnAgent, ToolLLMAgent
+    from simreflect.core.contract import InteractiveEpisodes
+
+    if not isinstance(suite, InteractiveEpisodes):
+        raise ValueError(f"suite {suite.name!r} does not offer interactive episodes")
+    if name in ("oracle", "reference"):
+        return suite.interactive_oracle(task)
+    if name == "noop":
+        return NoopTurnAgent()
+    if name == "llm":
+        from simreflect.agents.llm import LLMConfig
+
+        opts = dict(options or {})
+        text_protocol = bool(opts.pop("text_protocol", False))
+        opts.pop("cache_dir", None)  # an interactive turn is not cached: the session is live
+        return ToolLLMAgent(LLMConfig(**opts), text_protocol=text_protocol)
+    raise ValueError(f"agent {name!r} has no interactive form; choose from {', '.join(TURN_AGENTS)}")
 
 
 def _oracle(suite: Suite, **options: Any) -> Agent:

@@ -12,7 +12,7 @@ from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.lifetime import worker_pool
 from simreflect.core.registry import get_suite
 from simreflect.core.selection import select_ids
-from simreflect.run.agents import make_agent
+from simreflect.run.agents import make_agent, make_turn_agent
 from simreflect.run.episode import EpisodeOutcome, run_episode
 from simreflect.run.store import EpisodeLog, RunStore, StoreError, episode_key
 
@@ -33,6 +33,8 @@ class RunConfig:
     invalid_streak: int = 0  # end an episode after this many invalid generations in a row (0: never)
     tasks: tuple[str, ...] = ()  # task ids or glob patterns to run (empty: every task of the benchmark)
     limit: int = 0  # run only the first this many of them (0: all)
+    mode: str = "rounds"  # rounds (a program per round) | interactive (one live session: run/interactive.py)
+    session: dict[str, Any] = field(default_factory=dict)  # interactive budgets: core.interactive.SessionBudgets
 
     def to_dict(self) -> dict[str, Any]:
         out = {"suite": self.suite, "bench": self.bench, "agent": self.agent, "levels": list(self.levels),
@@ -43,6 +45,8 @@ class RunConfig:
             out["tasks"] = list(self.tasks)
         if self.limit:
             out["limit"] = self.limit
+        if self.mode != "rounds":
+            out["mode"], out["session"] = self.mode, dict(self.session)
         return out
 
     @classmethod
@@ -53,7 +57,7 @@ class RunConfig:
                        int(d["rounds"]), float(d["timeout_s"]), dict(d.get("agent_options", {})),
                        str(d.get("method", "vanilla")), dict(d.get("suite_options", {})), int(d.get("runs", 1)),
                        str(d.get("history", "full")), int(d.get("invalid_streak", 0)), tuple(d.get("tasks", ())),
-                       int(d.get("limit", 0)))
+                       int(d.get("limit", 0)), str(d.get("mode", "rounds")), dict(d.get("session", {})))
         except KeyError as e:
             raise StoreError(f"the run configuration has no {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
@@ -87,9 +91,16 @@ def _run_one(run_dir: str, cfg: dict[str, Any], task_id: str, level: str, run: i
     config = RunConfig.from_dict(cfg)
     suite = config.suite_instance()
     task = _tasks(config.suite, config.bench)[task_id]
-    agent = make_agent(config.agent, suite, config.agent_options, config.method)
     store = RunStore(Path(run_dir))
     log = store.episodes().get(episode_key(task_id, level, run), EpisodeLog())
+    if config.mode == "interactive":
+        from simreflect.core.interactive import SessionBudgets
+        from simreflect.run.interactive import run_interactive_episode
+
+        agent = make_turn_agent(config.agent, suite, task, config.agent_options)
+        return run_interactive_episode(suite, agent, task, EvidenceLevel.parse(level), store, log,
+                                       SessionBudgets(**config.session), run=run)
+    agent = make_agent(config.agent, suite, config.agent_options, config.method)
     return run_episode(suite, agent, task, EvidenceLevel.parse(level), config.rounds, store, log, config.timeout_s,
                        run=run, history=config.history, invalid_streak=config.invalid_streak)
 

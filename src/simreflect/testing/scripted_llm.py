@@ -6,6 +6,9 @@ Each request takes the next reply in the script (the last one repeats). A reply 
     {"hang": 5.0}                              wait that long before answering (to trip timeouts)
     {"reject_format": True}                    400 if the request carries response_format, else next reply
     {"body": "not json"}                       a 200 whose body is not JSON
+    {"tool_calls": [...], "content": ""}       200 with a message calling tools (chat-completions
+                                               tool_calls: {"id", "type": "function", "function":
+                                               {"name", "arguments": "<JSON text>"}}), finish_reason tool_calls
 A reply may also be a callable taking the request JSON and returning such a dict.
 
     with ScriptedLLMServer([{"content": '{"diagnosis": "x", "script": "pass"}'}]) as server:
@@ -60,13 +63,16 @@ class ScriptedLLMServer:
                     self._send(status, {"error": {"message": reply.get("message", f"status {status}")}}, headers)
                     return
                 content = reply.get("content", "")
+                message = {"role": "assistant", "content": content}
+                if "tool_calls" in reply:
+                    message["tool_calls"] = reply["tool_calls"]
                 self._send(200, {
                     "id": f"chatcmpl-{len(server.requests)}",
                     "object": "chat.completion",
                     "model": body.get("model", "scripted"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": sum(len(m.get("content", "")) // 4 for m in body.get("messages", [])),
+                    "choices": [{"index": 0, "finish_reason": "tool_calls" if "tool_calls" in reply else "stop",
+                                 "message": message}],
+                    "usage": {"prompt_tokens": sum(len(m.get("content") or "") // 4 for m in body.get("messages", [])),
                               "completion_tokens": len(content) // 4,
                               "total_tokens": 0},
                 })

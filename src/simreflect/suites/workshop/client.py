@@ -53,8 +53,11 @@ class LocalTransport:
 
         s = self.session
         try:
+            path, _, query = path.partition("?")
             if (method, path) == ("GET", "/state"):
-                return s.state()
+                from urllib.parse import parse_qs
+
+                return s.state(parse_qs(query).get("fields", [None])[-1])
             if (method, path) == ("GET", "/spec"):
                 return s.describe()
             if (method, path) == ("POST", "/act"):
@@ -79,8 +82,8 @@ class WorkshopClient:
     def __init__(self, url_or_transport):
         self.t = HttpTransport(url_or_transport) if isinstance(url_or_transport, str) else url_or_transport
 
-    def state(self) -> dict:
-        return self.t.request("GET", "/state")
+    def state(self, fields: Optional[str] = None) -> dict:
+        return self.t.request("GET", "/state" + (f"?fields={fields}" if fields else ""))
 
     def spec(self) -> dict:
         return self.t.request("GET", "/spec")

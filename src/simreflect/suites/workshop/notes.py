@@ -31,7 +31,8 @@ Your program finds the service URL in the environment variable {URL_ENV} (also i
   moved_since_carry_mm; drills (pose, bit tip, axis, held_by, engaged_screw, driving); screws (pose, head top,
   tip, axis, state free/seated/driven/stripped, depth, hole axis, top and bottom board, joint_active);
   joints (screws, spread, rigid); holds; budgets; reward; done. Resting objects sleep: their contacts are
-  not listed until something awake touches them.
+  not listed until something awake touches them. GET /state?fields=boards,screws returns only the top-level
+  fields named (the whole state is tens of kB).
 - POST /act {{"segments": [...]}} (at most 50) runs in order; each segment costs one action:
   {{"type": "move", "duration": s, "left": ARM, "right": ARM, "stop": [STOP, ...]}}
     ARM = {{"joints": {{name: velocity}}, "ee": {{"linear": [vx, vy, vz], "angular": [wx, wy, wz],
@@ -105,6 +106,18 @@ def instruction(spec: BuildSpec) -> str:
             f"build through the service and then calls POST /finish. Nobody gives movement advice; the state "
             f"is exact. Budgets: {spec.budgets.actions} actions, {spec.budgets.sim_seconds:g} simulated seconds, "
             f"{spec.budgets.wall_seconds:g} wall seconds.\n")
+
+
+def interactive_instruction(spec: BuildSpec) -> str:
+    """The opening of an interactive session: the build, and that the work goes through tools in
+    one live session (the tools and the harness's budgets follow from core.interactive)."""
+    return instruction(spec).replace(
+        "Write one Python program (standard library, httpx and numpy are available) that completes the "
+        "build through the service and then calls POST /finish.",
+        "You work in one live session: send commands to the service one at a time with the http tool, read "
+        "the state between them (simulated time is paused while you think, wall time is not), or run Python "
+        "with the python tool (standard library, httpx and numpy; the service URL is in $WORKSHOP_URL). Check "
+        "the measured result before you call finish.")
 
 
 def interface_notes(level: EvidenceLevel | int = EvidenceLevel.L1) -> str:

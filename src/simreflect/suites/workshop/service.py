@@ -3,7 +3,8 @@
 Endpoints (the OpenAPI schema is at /openapi.json, the docs at /docs):
     GET  /health          liveness
     GET  /spec            the build, the robot's joints and limits, the rules' numbers
-    GET  /state           the exact structured state, budgets, reward, progress
+    GET  /state           the exact structured state, budgets, reward, progress; ?fields=boards,screws
+                          returns only those top-level fields (an unknown name is a 422 listing the known)
     POST /act             {"segments": [...]}: moves, waits and drill actions, run in order
     POST /step            one segment (the same objects as in /act)
     POST /note            {"text": "..."}: a short progress note, recorded
@@ -24,13 +25,13 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from fastapi import Body, FastAPI, Request
+from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from simreflect.suites.workshop.guard import RequestGuard, bounded_errors, bounded_text
 from simreflect.suites.workshop.protocol import Act, Finish, Note, Segment
-from simreflect.suites.workshop.session import InvalidCommand, Session
+from simreflect.suites.workshop.session import MAX_FIELDS_CHARS, InvalidCommand, Session
 from simreflect.suites.workshop.sim import CommandRejected
 
 HOST = "127.0.0.1"
@@ -73,8 +74,10 @@ def create_app(session: Session) -> FastAPI:
         return JSONResponse(session.describe())
 
     @app.get("/state")
-    def state() -> JSONResponse:
-        return JSONResponse(session.state())
+    def state(fields: Optional[str] = Query(None, max_length=MAX_FIELDS_CHARS,
+                                            description="Comma-separated top-level fields to return (boards,screws).")
+              ) -> JSONResponse:
+        return JSONResponse(session.state(fields))
 
     @app.post("/act")
     def act(body: Act) -> JSONResponse:

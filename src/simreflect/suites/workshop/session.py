@@ -28,6 +28,9 @@ from simreflect.suites.workshop.world import HZ
 
 MAX_NOTES = 200
 MAX_NOTES_CHARS = 100_000
+#: GET /state?fields=a,b: at most this many names, this long in all (every name is a top-level key).
+MAX_FIELDS = 32
+MAX_FIELDS_CHARS = 1000
 
 
 class InvalidCommand(ValueError):
@@ -96,9 +99,18 @@ class Session:
 
     # ----- reading ---------------------------------------------------------------------------------
 
-    def state(self) -> dict[str, Any]:
+    def state(self, fields: str | None = None) -> dict[str, Any]:
+        """The exact state; with `fields` ("boards,screws") only those top-level fields of it
+        (InvalidCommand for a name the state has not: the known ones are listed)."""
+        wanted = parse_fields(fields)
         with self.lock:
-            return self._state()
+            out = self._state()
+        if wanted is None:
+            return out
+        unknown = [f for f in wanted if f not in out]
+        if unknown:
+            raise InvalidCommand(f"unknown state field(s) {', '.join(unknown)}; the state has: {', '.join(sorted(out))}")
+        return {f: out[f] for f in wanted}
 
     def _state(self) -> dict[str, Any]:
         if self.final_state is not None:
@@ -221,6 +233,21 @@ class Session:
         self.final_state = self.engine.observe_now()
         if self.recorder is not None:
             self.recorder.finish(reason, summary)
+
+
+def parse_fields(fields: str | None) -> tuple[str, ...] | None:
+    """The field names of a `fields` filter ("boards, screws"), None for no filter; InvalidCommand
+    when it is too long, has too many names or an empty one."""
+    if fields is None:
+        return None
+    if len(fields) > MAX_FIELDS_CHARS:
+        raise InvalidCommand(f"fields is longer than {MAX_FIELDS_CHARS} characters")
+    names = tuple(dict.fromkeys(f.strip() for f in fields.split(",")))
+    if len(names) > MAX_FIELDS:
+        raise InvalidCommand(f"fields names more than {MAX_FIELDS} fields")
+    if not all(names):
+        raise InvalidCommand("fields holds an empty name (write fields=boards,screws)")
+    return names
 
 
 def progress(state: dict[str, Any] | None, spec: BuildSpec) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from simreflect.core.cache import cache_dir
 from simreflect.core.contract import RunProtocol, ScoreScale
 from simreflect.core.evidence import EvidenceLevel, render_report
-from simreflect.core.program import ProgramRun, refuse_program
+from simreflect.core.program import ProgramResult, ProgramRun, refuse_program
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -47,6 +47,29 @@ PROGRAM_LIMITS = Limits(wall_s=PROGRAM_TIMEOUT_S, cpu_s=PROGRAM_TIMEOUT_S, memor
                         output_kb=256, disk_mb=256)
 #: What a program sees of simreflect: the relay that carries its connections and the HTTP client.
 PROGRAM_MODULES = ("simreflect.core.relay", "simreflect.suites.workshop.client")
+
+
+SOCKET_NAME = "service.sock"
+
+
+def run_client(workdir: Path, script: str, socket_path: Path, timeout_s: float) -> ProgramResult:
+    """Run the client script `script` of `workdir` in the sandbox, reaching the service that listens
+    on `socket_path` (its directory is bound read-only into the sandbox) through a relay started in
+    the sandbox: 127.0.0.1:PORT there, its URL in $WORKSHOP_URL and service_url.txt."""
+    from simreflect.core import relay
+    from simreflect.suites.workshop.service import free_socket
+
+    # inside the sandbox any port is free; without bubblewrap the relay listens on the host, where
+    # this one was free a moment ago
+    with free_socket() as probe:
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    write_workspace_file(workdir, notes.URL_FILE, url + "\n")
+    return run_sandboxed(
+        [sys.executable, "-P", relay.__file__, "--port", str(port), "--socket", str(socket_path), "--",
+         sys.executable, f"{SANDBOX_WORKDIR}/{script}"],
+        workdir, replace(PROGRAM_LIMITS, wall_s=timeout_s, cpu_s=timeout_s), readonly_paths=[socket_path.parent],
+        env={notes.URL_ENV: url}, package_modules=PROGRAM_MODULES)
 
 
 def make_task(build: str, seed: int) -> Task:
@@ -122,8 +145,7 @@ class WorkshopSuite(Suite):
         refused = refuse_program(program)
         if refused is not None:
             return ProgramRun(refused)
-        from simreflect.core import relay
-        from simreflect.suites.workshop.service import ServiceThread, free_socket
+        from simreflect.suites.workshop.service import ServiceThread
         from simreflect.suites.workshop.session import Session
 
         workdir = Path(workdir)
@@ -134,19 +156,9 @@ class WorkshopSuite(Suite):
             sockets = private / "sockets"
             sockets.mkdir()
             session = Session(self.spec(task), record_dir=private / RECORD_DIR)
-            # inside the sandbox any port is free; without bubblewrap the relay listens on the host,
-            # where this one was free a moment ago
-            with free_socket() as probe:
-                port = probe.getsockname()[1]
-            url = f"http://127.0.0.1:{port}"
-            write_workspace_file(workdir, notes.URL_FILE, url + "\n")
-            socket_path = sockets / "service.sock"
+            socket_path = sockets / SOCKET_NAME
             with ServiceThread(session, unix_socket=socket_path):
-                result = run_sandboxed(
-                    [sys.executable, "-P", relay.__file__, "--port", str(port), "--socket",
-                     str(socket_path), "--", sys.executable, f"{SANDBOX_WORKDIR}/{notes.PROGRAM_FILE}"],
-                    workdir, replace(PROGRAM_LIMITS, wall_s=timeout_s, cpu_s=timeout_s), readonly_paths=[sockets],
-                    env={notes.URL_ENV: url}, package_modules=PROGRAM_MODULES)
+                result = run_client(workdir, notes.PROGRAM_FILE, socket_path, timeout_s)
                 session.finish_quietly("the program ended without finishing" if result.ok else f"the program {result.status}")
             remove_workspace_file(workdir, RECORD_DIR)
             shutil.copytree(private / RECORD_DIR, workdir / RECORD_DIR)
@@ -177,3 +189,25 @@ class WorkshopSuite(Suite):
 
     def subsets(self, task: Task) -> list[str]:
         return [task.params["build"]]
+
+    # ----- interactive episodes (core.contract.InteractiveEpisodes) --------------------------------
+
+    interactive_tools = ("http", "python", "finish")
+
+    def open_world(self, task: Task, base: Path, wall_used_s: float = 0.0):
+        from simreflect.suites.workshop.interactive import WorkshopWorld
+
+        task_json = json.dumps({"build": task.params["build"], "seed": task.seed, "spec": task.params["spec"]},
+                               indent=1) + "\n"
+        return WorkshopWorld(self.spec(task), base, task_json, wall_used_s)
+
+    def grade_world(self, task: Task, world) -> Verdict:
+        return grade(world.session.final_state, self.spec(task))
+
+    def interactive_instruction(self, task: Task) -> str:
+        return "\n".join([notes.interactive_instruction(self.spec(task)), notes.INTERFACE])
+
+    def interactive_oracle(self, task: Task):
+        from simreflect.suites.workshop.reference.turns import ReferenceTurnAgent
+
+        return ReferenceTurnAgent(task.params["build"])
