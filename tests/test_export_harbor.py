@@ -19,7 +19,7 @@ from harbor_models import harbor
 from pace_helpers import task_folder_names
 from simreflect.core.registry import get_suite
 from simreflect.export.difficulty import label, measured_difficulties
-from simreflect.export.harbor import export_harbor
+from simreflect.export.harbor import build_wheel, export_harbor
 from simreflect.export.harbor_verify import harbor_reward, verify_program, _unit_reward
 from simreflect.export.pins import pinned_requirements, python_image
 from simreflect.run.runner import RunConfig, run
@@ -27,9 +27,15 @@ from simreflect.suites.pace.task import TARGETS
 
 
 @pytest.fixture(scope="module")
-def exported(small_bench, tmp_path_factory):
+def wheel(tmp_path_factory):
+    """simreflect's wheel, built once for this module's exports."""
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def exported(small_bench, tmp_path_factory, wheel):
     out = tmp_path_factory.mktemp("harbor")
-    return export_harbor("gait", small_bench, out)
+    return export_harbor("gait", small_bench, out, wheel=wheel)
 
 
 def harbor_reads_reward(path: Path) -> dict:
@@ -111,19 +117,19 @@ def test_the_agents_image_holds_no_answers_gait(exported, small_bench):
         assert_no_answers("gait", d, tasks[d.name.removeprefix("gait-")])
 
 
-def test_the_agents_image_holds_no_answers_audit_and_pace(tmp_path, pace_sample_root):
+def test_the_agents_image_holds_no_answers_audit_and_pace(tmp_path, pace_sample_root, wheel):
     from simreflect.suites.audit.cards import tasks_dir
 
     for suite_name, bench, pattern in (("audit", tasks_dir(), "ols-*"), ("pace", pace_sample_root, "statics_*")):
-        written = export_harbor(suite_name, bench, tmp_path / suite_name, tasks=(pattern,))
+        written = export_harbor(suite_name, bench, tmp_path / suite_name, tasks=(pattern,), wheel=wheel)
         tasks = {t.id: t for t in get_suite(suite_name).load_tasks(bench)}
         assert written
         for d in written:
             assert_no_answers(suite_name, d, tasks[d.name.removeprefix(f"{suite_name}-")])
 
 
-def test_tasks_selects_and_a_typo_is_an_error(small_bench, tmp_path):
-    written = export_harbor("gait", small_bench, tmp_path / "one", tasks=("ep02",))
+def test_tasks_selects_and_a_typo_is_an_error(small_bench, tmp_path, wheel):
+    written = export_harbor("gait", small_bench, tmp_path / "one", tasks=("ep02",), wheel=wheel)
     assert [d.name for d in written] == ["gait-ep02"]
     with pytest.raises(ValueError, match="no task matches 'ep9'.*ep01"):
         export_harbor("gait", small_bench, tmp_path / "none", tasks=("ep9",))
@@ -148,14 +154,15 @@ def test_dependencies_are_pinned_to_the_pinned_metrics_versions(exported):
     assert f"FROM {python_image()}" in (exported[0] / "tests" / "Dockerfile").read_text()
 
 
-def test_difficulty_comes_from_a_measured_baseline_run(small_bench, tmp_path):
+def test_difficulty_comes_from_a_measured_baseline_run(small_bench, tmp_path, wheel):
     for agent in ("oracle", "noop"):
         run(tmp_path / agent, RunConfig(suite="gait", bench=str(small_bench), agent=agent, levels=("L1",), rounds=1))
     easy, hard = measured_difficulties(tmp_path / "oracle", "gait"), measured_difficulties(tmp_path / "noop", "gait")
     assert {t: d.label for t, d in easy.items()} == {"ep01": "easy", "ep02": "easy", "ep03": "easy"}
     assert {t: (d.label, d.pass_rate) for t, d in hard.items()} == {t: ("hard", 0.0) for t in ("ep01", "ep02", "ep03")}
     assert (label(0.5), label(1 / 3), label(0.3)) == ("medium", "medium", "hard")
-    written = export_harbor("gait", small_bench, tmp_path / "harbor", tasks=("ep01",), baseline_run=tmp_path / "noop")
+    written = export_harbor("gait", small_bench, tmp_path / "harbor", tasks=("ep01",), baseline_run=tmp_path / "noop",
+                            wheel=wheel)
     config = harbor().models.task.config.TaskConfig.model_validate_toml((written[0] / "task.toml").read_text())
     assert config.metadata["difficulty"] == "hard" and config.metadata["baseline_pass_rate"] == 0.0
     assert config.metadata["baseline_agent"] == "noop" and config.metadata["baseline_episodes"] == 1
@@ -219,10 +226,10 @@ def test_solution_earns_the_reward_and_nothing_earns_none(exported, tmp_path):
 
 
 @pytest.mark.slow
-def test_an_exported_audit_task_runs_its_verifier_and_solution(tmp_path):
+def test_an_exported_audit_task_runs_its_verifier_and_solution(tmp_path, wheel):
     from simreflect.suites.audit.cards import tasks_dir
 
-    exported = export_harbor("audit", tasks_dir() / "ols-risk", tmp_path / "harbor")
+    exported = export_harbor("audit", tasks_dir() / "ols-risk", tmp_path / "harbor", wheel=wheel)
     assert [d.name for d in exported] == ["audit-ols-risk"]
     d = exported[0]
     assert not (d / "environment" / "app" / "keys.json").exists()
@@ -232,8 +239,8 @@ def test_an_exported_audit_task_runs_its_verifier_and_solution(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path, pace_sample_root):
-    exported = export_harbor("pace", pace_sample_root, tmp_path / "harbor")
+def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path, pace_sample_root, wheel):
+    exported = export_harbor("pace", pace_sample_root, tmp_path / "harbor", wheel=wheel)
     assert len(exported) == len(task_folder_names(pace_sample_root)) * len(TARGETS)  # tasks x target stages
     d = next(e for e in exported if "statics_bridge" in e.name)
     assert run_task(d, tmp_path / "solved", solve=True)[0] == {"reward": 1.0, "passed": 1}
@@ -243,11 +250,11 @@ def test_an_exported_pace_task_runs_its_verifier_and_solution(tmp_path, pace_sam
 
 
 @pytest.mark.slow
-def test_an_exported_workshop_task_runs_its_verifier_and_solution(tmp_path):
+def test_an_exported_workshop_task_runs_its_verifier_and_solution(tmp_path, wheel):
     bench = tmp_path / "bench"
     bench.mkdir()
     (bench / "workshop.json").write_text(json.dumps({"builds": ["place"], "seeds": [0]}))
-    exported = export_harbor("workshop", bench, tmp_path / "harbor")
+    exported = export_harbor("workshop", bench, tmp_path / "harbor", wheel=wheel)
     assert [d.name for d in exported] == ["workshop-place-0"]
     d = exported[0]
     assert {"INTERFACE.md", "task.json"} == {p.name for p in (d / "environment" / "app").iterdir()}

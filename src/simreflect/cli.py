@@ -158,6 +158,8 @@ def run_cmd(
                                           "(default: one per core this process may use)."),
     progress_every: float = typer.Option(60.0, "--progress-every", min=0.0, help="Seconds between plain progress "
                                          "lines when the output is not a terminal (0: a line per episode)."),
+    price_table: Optional[Path] = typer.Option(None, "--price-table", help="llm: per-token prices for the "
+                                               "summary's cost (TOML; default: the shipped analysis/prices.toml)."),
     no_preflight: bool = typer.Option(False, "--no-preflight", help="llm: skip the request that checks the "
                                       "endpoint, key and model before the first episode (e.g. replaying a cache)."),
     executor: str = typer.Option("local", "--executor", help="local (a process pool) or ray (Ray tasks)."),
@@ -200,10 +202,21 @@ def run_cmd(
                        history=history or suite_obj.protocol.history,
                        invalid_streak=suite_obj.protocol.invalid_streak, tasks=_task_patterns(tasks), limit=limit)
     _check_config(config)
+    if price_table is not None:
+        _check_price_table(price_table)
     if agent == "llm" and not no_preflight:
         _preflight(options)
     tally = _play(out, config, workers or default_workers(), executor, address, progress_every)
-    _finish(out, tally)
+    _finish(out, tally, price_table)
+
+
+def _check_price_table(path: Path) -> None:
+    from simreflect.analysis.cost import load_price_table
+
+    try:
+        load_price_table(path)
+    except ValueError as e:
+        _fail(e)
 
 
 def default_workers() -> int:
@@ -312,11 +325,11 @@ def _play(out: Path, config, workers: int, executor: str, address: str | None, p
     return tally
 
 
-def _finish(out: Path, tally) -> None:
+def _finish(out: Path, tally, price_table: Path | None) -> None:
     """The summary, then the infrastructure errors' causes, counted (exit 3 when there were any)."""
     from simreflect.run.report import write_report
 
-    console.print(write_report(out), markup=False, highlight=False)
+    console.print(write_report(out, price_table), markup=False, highlight=False)
     if tally.infra:
         console.print(f"[yellow]{tally.infra} episode(s) stopped on infrastructure errors:[/yellow]")
         for line in tally.causes_text():
@@ -326,14 +339,17 @@ def _finish(out: Path, tally) -> None:
 
 
 @app.command("report")
-def report_cmd(run_dir: Path = typer.Argument(..., help="A run directory.")) -> None:
-    """Re-derive and print a run's summary from its attempt records."""
+def report_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
+               price_table: Optional[Path] = typer.Option(None, "--price-table", help="Per-token prices for the "
+                                                          "cost (TOML; default: the shipped analysis/prices.toml).")
+               ) -> None:
+    """Re-derive and print a run's summary from its attempt records (with tokens and cost for a model)."""
     from simreflect.run.report import write_report
     from simreflect.run.store import StoreError
 
     try:
-        console.print(write_report(run_dir), markup=False, highlight=False)
-    except StoreError as e:
+        console.print(write_report(run_dir, price_table), markup=False, highlight=False)
+    except (StoreError, ValueError) as e:
         _fail(e)
 
 
