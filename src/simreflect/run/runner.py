@@ -145,9 +145,12 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
         breaker: int = BREAKER_THRESHOLD) -> list[EpisodeOutcome]:
     """Run (or resume) every pending episode. Returns the outcomes of this invocation.
 
-    executor "local" runs episodes in a process pool of `workers`; "ray" runs each episode as a Ray
-    task on the cluster at `address` (a local one is started when None). Either way every worker
-    appends to the same store, so RUN_DIR must be on a filesystem all workers share.
+    executor "local" runs episodes in a process pool of `workers`, each appending to the run's store;
+    "ray" runs each episode as a Ray task on the cluster at `address` (a local one is started when
+    None) in a store of its own, and its records travel back through Ray to this process, which
+    appends them: RUN_DIR need not be on a filesystem the nodes share (the benchmark must be at the
+    same path on every node, as the packaged pace and audit tasks are). A killed driver loses the
+    records of the episodes in flight on Ray; they run again on resume.
     After `breaker` episodes in a row end on the same infrastructure failure (0: never), the
     episodes not started are left pending and CircuitOpen is raised (running the command again resumes).
     """
@@ -197,10 +200,31 @@ def _run_on_pool(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str, i
                 fut.cancel()
 
 
+def _run_shipped(cfg: dict[str, Any], task_id: str, level: str, rep: int,
+                 prior: list[dict[str, Any]]) -> tuple[EpisodeOutcome, list[dict[str, Any]]]:
+    """One episode in a store of its own on the node that runs it (a Ray task): the episode's earlier
+    records come in, the outcome and the records it added go back, so no node needs the run directory."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="simreflect-episode-") as tmp:
+        store = RunStore(Path(tmp))
+        store.open(cfg)
+        for record in prior:
+            store.append(record)
+        outcome = _run_one(tmp, cfg, task_id, level, rep)
+        return outcome, store.records()[0][len(prior):]
+
+
 def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str, int]], address: str | None,
                 workers: int, on_done: Callable[[EpisodeOutcome], None]) -> None:
+    """Each episode a Ray task; its records travel back through Ray and the driver appends them to
+    the run's store (the run directory is on the driver's machine only)."""
     import ray
 
+    store = RunStore(Path(run_dir))
+    earlier: dict[str, list[dict[str, Any]]] = {}
+    for record in store.records()[0]:
+        earlier.setdefault(episode_key(record["task"], record["level"], record.get("run", 0)), []).append(record)
     started = not ray.is_initialized()
     if started:
         if address:
@@ -209,13 +233,16 @@ def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str, in
             ray.init(num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1",
                      object_store_memory=128 * 1024 * 1024)
     try:
-        remote = ray.remote(num_cpus=1, max_retries=0)(_run_one)
-        pending_refs = [remote.remote(run_dir, cfg, t, lv, rep) for t, lv, rep in todo]
+        remote = ray.remote(num_cpus=1, max_retries=0)(_run_shipped)
+        pending_refs = [remote.remote(cfg, t, lv, rep, earlier.get(episode_key(t, lv, rep), [])) for t, lv, rep in todo]
         try:
             while pending_refs:
                 ready, pending_refs = ray.wait(pending_refs, num_returns=1)
                 for ref in ready:
-                    on_done(ray.get(ref))
+                    outcome, records = ray.get(ref)
+                    for record in records:
+                        store.append(record)
+                    on_done(outcome)
         finally:
             for ref in pending_refs:
                 ray.cancel(ref)
