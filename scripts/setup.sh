@@ -22,6 +22,21 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
 
+# Harbor's own task and verifier models, for the tests of `simreflect export harbor`. The harbor
+# package needs Python 3.12 to install, but its pydantic models import under 3.11: its wheel is
+# unpacked whole (dist-info included) into .harbor-models, which those tests put on sys.path; their
+# other imports come with the dev extras.
+HARBOR_VERSION="0.26.0"
+if [ ! -f ".harbor-models/harbor-$HARBOR_VERSION.dist-info/METADATA" ]; then
+  harbor_tmp="$(mktemp -d)"
+  .venv/bin/python -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+      "harbor==$HARBOR_VERSION" -d "$harbor_tmp"
+  rm -rf .harbor-models
+  .venv/bin/python -m zipfile -e "$harbor_tmp"/harbor-"$HARBOR_VERSION"-*.whl .harbor-models
+  rm -rf "$harbor_tmp"
+  echo "setup: harbor $HARBOR_VERSION models unpacked in .harbor-models"
+fi
+
 # Blender as a Python module (pip package bpy) for the gait suite's blender interface, in its own
 # virtual environment: bpy pins numpy<2, which must not meet the main environment. The suite finds
 # it at .venv-blender/bin/python (or SIMREFLECT_BLENDER_PYTHON). bpy 5.0 wheels are for Python 3.11.

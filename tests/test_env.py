@@ -160,3 +160,15 @@ def test_hostile_programs_are_the_attempts_failure_not_the_trainers(small_bench)
     obs, reward, terminated, truncated, info = env.step(task.hidden["oracle_fix"])
     assert terminated and info["passed"] and info["harness_error"] is None
     env.close()
+
+
+def test_the_spaces_have_a_short_repr(toy_bench):
+    from gymnasium import spaces
+
+    env = RepairEnv("toy", bench=toy_bench)
+    for space in (env.observation_space, env.action_space):
+        assert isinstance(space, spaces.Text) and len(repr(space)) < 120, repr(space)[:200]
+        assert repr(space) == ("Text(0, 400000, charset=<63,488 characters: the Basic Multilingual Plane without "
+                               "surrogates>)")
+        assert space.contains("print('hi')\n") and not space.contains("\ud800")
+    env.close()

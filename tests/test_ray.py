@@ -49,3 +49,20 @@ def test_ray_and_local_runs_give_identical_records(small_bench, tmp_path):
     finally:
         ray.shutdown()
     assert records(local) == records(on_ray)
+
+
+def test_a_shipped_episode_needs_no_run_directory(small_bench, tmp_path):
+    """What a Ray task runs: the episode's earlier records in, the outcome and its new records out,
+    the run directory never touched (it is on the driver's machine only)."""
+    from simreflect.run.runner import _run_shipped
+
+    config = RunConfig(suite="gait", bench=str(small_bench), agent="baseline", levels=("L1",), rounds=3)
+    local = tmp_path / "local"
+    run(local, config)
+    whole, _ = RunStore(local).records()
+    episode = [r for r in whole if r["task"] == "ep01"]
+    outcome, new = _run_shipped(config.to_dict(), "ep01", "L1", 0, [])
+    assert outcome.status == "finished" and strip_timings(new) == strip_timings(episode)
+    # resumed from its first record: only the rest comes back
+    outcome, rest = _run_shipped(config.to_dict(), "ep01", "L1", 0, episode[:1])
+    assert strip_timings(rest) == strip_timings(episode[1:]) and outcome.status == "finished"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from simreflect import __version__
@@ -20,6 +21,7 @@ app = typer.Typer(
     "and a deterministic simulator decides whether it does.",
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every subcommand
 )
 
 
@@ -102,8 +104,7 @@ def _suite_options(items: list[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
-            console.print(f"[red]error:[/red] --suite-option wants KEY=VALUE, got {item!r}")
-            raise typer.Exit(2)
+            _fail(f"--suite-option wants KEY=VALUE, got {item!r}")
         options[key.strip()] = value.strip()
     return options
 
@@ -127,6 +128,25 @@ def _interactive_config(config, agent: str, session: list[str], text_protocol: b
     if tasks:
         make_turn_agent(agent, config.suite_instance(), next(iter(tasks.values())), options)
     return config
+
+
+def _task_patterns(tasks: str | None) -> tuple[str, ...]:
+    """--tasks "a,b*" as its patterns."""
+    return tuple(t.strip() for t in (tasks or "").split(",") if t.strip())
+
+
+def _message(error: BaseException) -> str:
+    """An error's text for the console (a KeyError's str() wraps its message in quotes)."""
+    if isinstance(error, KeyError) and len(error.args) == 1:
+        return str(error.args[0])
+    return str(error)
+
+
+def _fail(error: BaseException | str, code: int = 2) -> NoReturn:
+    """A user's mistake: one line on the console and exit `code` (2: usage), never a traceback."""
+    text = error if isinstance(error, str) else _message(error)
+    console.print(f"[red]error:[/red] {escape(text)}", highlight=False)
+    raise typer.Exit(code)
 
 
 @app.command("run")
@@ -155,7 +175,14 @@ def run_cmd(
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids or glob patterns to run, e.g. "
                                         "'statics_*.stage1,control_lander.*' (default: every task)."),
     limit: int = typer.Option(0, "--limit", min=0, help="Run only the first N of the (selected) tasks (0: all)."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Episodes run in parallel processes."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Episodes run in parallel processes "
+                                          "(default: one per core this process may use)."),
+    progress_every: float = typer.Option(60.0, "--progress-every", min=0.0, help="Seconds between plain progress "
+                                         "lines when the output is not a terminal (0: a line per episode)."),
+    price_table: Optional[Path] = typer.Option(None, "--price-table", help="llm: per-token prices for the "
+                                               "summary's cost (TOML; default: the shipped analysis/prices.toml)."),
+    no_preflight: bool = typer.Option(False, "--no-preflight", help="llm: skip the request that checks the "
+                                      "endpoint, key and model before the first episode (e.g. replaying a cache)."),
     executor: str = typer.Option("local", "--executor", help="local (a process pool) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="ray: cluster address (default: start a local one)."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds an agent's program may run."),
@@ -180,47 +207,19 @@ def run_cmd(
     text_protocol: bool = typer.Option(False, "--text-protocol", help="interactive llm: tool calls as ```tool blocks "
                                        "of the answer, for endpoints without tool support."),
 ) -> None:
-    """Run an agent on every episode x evidence level (resumable), then print the summary."""
-    from simreflect.core.registry import get_suite
-    from simreflect.run.agents import agent_names, make_agent
-    from simreflect.run.report import write_report
-    from simreflect.run.runner import RunConfig, run
-    from simreflect.run.store import StoreError
+    """Run an agent on every episode x evidence level (resumable), then print the summary.
 
-    if agent not in agent_names():
-        console.print(f"[red]error:[/red] unknown agent {agent!r}; choose from {', '.join(agent_names())}")
-        raise typer.Exit(2)
-    try:
-        suite_obj = get_suite(suite)
-        chosen = levels.split(",") if levels else suite_obj.protocol.levels
-        level_list = tuple(f"L{int(EvidenceLevel.parse(x))}" for x in chosen if x.strip())
-    except (KeyError, ValueError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
-    options = {}
-    if agent == "llm":
-        from simreflect.agents.providers import EndpointError, resolve
+    Exit 0 when every episode finished, 2 on a usage error, 3 when the endpoint cannot serve the run
+    (the pre-flight request failed) or episodes ended on infrastructure errors (their causes are
+    printed, counted; running the same command again retries them)."""
+    from simreflect.run.runner import RunConfig
 
-        if not model:
-            console.print("[red]error:[/red] --agent llm needs --model (provider/model, or a name with --base-url)")
-            raise typer.Exit(2)
-        try:
-            endpoint = resolve(model, base_url, api_key_env)
-        except EndpointError as e:
-            console.print(f"[red]error:[/red] {e}")
-            raise typer.Exit(2)
-        options = {"model": endpoint.model, "base_url": endpoint.base_url, "api_key_env": endpoint.api_key_env,
-                   "temperature": temperature,
-                   "max_tokens": max_tokens, "reasoning_effort": reasoning_effort, "timeout_s": request_timeout,
-                   "max_retries": retries, "structured": not no_structured,
-                   "cache_dir": str(cache_dir.resolve()) if cache_dir else None}
-    if bench is None:
-        try:
-            with console.status(f"preparing the default {suite} benchmark (seed {seed})"):
-                bench = suite_obj.default_root(seed)
-        except FileNotFoundError as e:
-            console.print(f"[red]error:[/red] {e}")
-            raise typer.Exit(2)
+    if agent not in registry.names("agent"):
+        _fail(f"unknown agent {agent!r}; choose from {', '.join(registry.names('agent'))}")
+    suite_obj, level_list = _suite_and_levels(suite, levels)
+    options = _llm_options(model, base_url, api_key_env, temperature, max_tokens, reasoning_effort,
+                           request_timeout, retries, no_structured, cache_dir) if agent == "llm" else {}
+    bench = bench if bench is not None else _default_root(suite_obj, suite, seed)
     suite_options = _suite_options(suite_option)
     if interface is not None:
         suite_options["interface"] = interface
@@ -228,55 +227,164 @@ def run_cmd(
                        rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout, agent_options=options,
                        method=method, suite_options=suite_options, runs=runs or suite_obj.protocol.runs,
                        history=history or suite_obj.protocol.history,
-                       invalid_streak=suite_obj.protocol.invalid_streak,
-                       tasks=tuple(t.strip() for t in (tasks or "").split(",") if t.strip()), limit=limit)
+                       invalid_streak=suite_obj.protocol.invalid_streak, tasks=_task_patterns(tasks), limit=limit)
+    config = _check_config(config, mode, session, text_protocol)
+    if price_table is not None:
+        _check_price_table(price_table)
+    if agent == "llm" and not no_preflight:
+        _preflight(options)
+    tally = _play(out, config, workers or default_workers(), executor, address, progress_every)
+    _finish(out, tally, price_table)
+
+
+def _check_price_table(path: Path) -> None:
+    from simreflect.analysis.cost import load_price_table
+
+    try:
+        load_price_table(path)
+    except ValueError as e:
+        _fail(e)
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    import os
+
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def _suite_and_levels(suite: str, levels: str | None):
+    """The suite and its evidence levels (--levels, or the suite's own); exit 2 on an unknown one."""
+    try:
+        suite_obj = registry.get_suite(suite)
+        chosen = levels.split(",") if levels else suite_obj.protocol.levels
+        return suite_obj, tuple(f"L{int(EvidenceLevel.parse(x))}" for x in chosen if x.strip())
+    except (KeyError, ValueError) as e:
+        _fail(e)
+
+
+def _llm_options(model, base_url, api_key_env, temperature, max_tokens, reasoning_effort, request_timeout,
+                 retries, no_structured, cache_dir) -> dict:
+    """The llm agent's options from the command line; exit 2 without a model or with an unknown provider."""
+    from simreflect.agents.providers import EndpointError, resolve
+
+    if not model:
+        _fail("--agent llm needs --model (provider/model, or a name with --base-url)")
+    try:
+        endpoint = resolve(model, base_url, api_key_env)
+    except EndpointError as e:
+        _fail(e)
+    return {"model": endpoint.model, "base_url": endpoint.base_url, "api_key_env": endpoint.api_key_env,
+            "temperature": temperature, "max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
+            "timeout_s": request_timeout, "max_retries": retries, "structured": not no_structured,
+            "cache_dir": str(cache_dir.resolve()) if cache_dir else None}
+
+
+def _default_root(suite_obj, suite: str, seed: int) -> Path:
+    try:
+        with console.status(f"preparing the default {suite} benchmark (seed {seed})"):
+            return suite_obj.default_root(seed)
+    except FileNotFoundError as e:
+        _fail(e)
+
+
+def _check_config(config, mode: str = "rounds", session: list[str] = (), text_protocol: bool = False):
+    """Everything a run needs, checked before it starts: the bench, the selection, the mode, the agent
+    (exit 2); the configuration to run (an interactive one for --mode interactive)."""
+    from simreflect.run.agents import make_agent
+
+    if not Path(config.bench).exists():
+        _fail(f"--bench {config.bench} does not exist")
     try:
         if config.history not in ("full", "last+best"):
             raise ValueError(f"--history must be full or last+best, not {config.history!r}")
         chosen_tasks = config.selected_tasks()
         if mode == "interactive":
-            config = _interactive_config(config, agent, session, text_protocol, chosen_tasks)
+            config = _interactive_config(config, config.agent, session, text_protocol, chosen_tasks)
         elif mode != "rounds":
             raise ValueError(f"--mode must be rounds or interactive, not {mode!r}")
         else:
-            make_agent(agent, config.suite_instance(), options, method)
-    except (ValueError, TypeError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
-    counts = {"solved": 0, "failed": 0, "infra": 0}
+            make_agent(config.agent, config.suite_instance(), config.agent_options, config.method)
+    except (ValueError, TypeError, KeyError, OSError) as e:
+        _fail(e)
+    return config
+
+
+def _preflight(options: dict) -> None:
+    """One request to the endpoint before the first episode; exit 3 with its own message when it fails."""
+    from simreflect.agents.llm import LLMConfig
+    from simreflect.agents.preflight import PreflightError, preflight
+
+    config = LLMConfig(**{k: v for k, v in options.items() if k != "cache_dir"})
     try:
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TextColumn("{task.fields[stats]}"), console=console) as bar:
-            task_id = bar.add_task(f"{suite} x {agent}" + ("" if method == "vanilla" else f" ({method})"),
-                                   total=None, stats="")
+        with console.status(f"checking the endpoint {config.base_url} (model {config.model})"):
+            preflight(config)
+    except PreflightError as e:
+        _fail(f"{e}\n(nothing was run; --no-preflight skips this check)", code=3)
 
-            def progress(outcome, done, total):
-                key = "infra" if outcome.status != "finished" else ("solved" if outcome.solved else "failed")
-                counts[key] += 1
-                bar.update(task_id, completed=done, total=total,
-                           stats=f"solved {counts['solved']}  failed {counts['failed']}  infra errors {counts['infra']}")
 
-            run(out, config, workers=workers, progress=progress, executor=executor, address=address)
+def _play(out: Path, config, workers: int, executor: str, address: str | None, progress_every: float):
+    """Run the episodes with a progress bar on a terminal, plain progress lines otherwise."""
+    from simreflect.run.runner import CircuitOpen, run
+    from simreflect.run.store import StoreError
+    from simreflect.run.tally import ProgressLog, RunTally
+
+    tally = RunTally()
+    title = f"{config.suite} x {config.agent}" + ("" if config.method == "vanilla" else f" ({config.method})")
+    try:
+        if console.is_terminal:
+            with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), TextColumn("{task.fields[stats]}"), console=console) as bar:
+                job = bar.add_task(title, total=None, stats="")
+
+                def on_bar(outcome, done, total):
+                    tally.record(outcome)
+                    bar.update(job, completed=done, total=total, stats=tally.stats())
+
+                run(out, config, workers=workers, progress=on_bar, executor=executor, address=address)
+        else:
+            log = ProgressLog(tally, every_s=progress_every,
+                              write=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True))
+            console.print(f"running {title} with {workers} worker(s)", markup=False, highlight=False)
+
+            def on_line(outcome, done, total):
+                tally.record(outcome)
+                log.update(done, total)
+
+            run(out, config, workers=workers, progress=on_line, executor=executor, address=address)
+    except CircuitOpen as e:
+        console.print(f"[red]stopped:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
     except (StoreError, ValueError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
-    console.print(write_report(out), markup=False, highlight=False)
-    if counts["infra"]:
-        console.print(f"[yellow]{counts['infra']} episode(s) stopped on infrastructure errors; run the same command "
-                      "again to retry them.[/yellow]")
+        _fail(e)
+    return tally
+
+
+def _finish(out: Path, tally, price_table: Path | None) -> None:
+    """The summary, then the infrastructure errors' causes, counted (exit 3 when there were any)."""
+    from simreflect.run.report import write_report
+
+    console.print(write_report(out, price_table), markup=False, highlight=False)
+    if tally.infra:
+        console.print(f"[yellow]{tally.infra} episode(s) stopped on infrastructure errors:[/yellow]")
+        for line in tally.causes_text():
+            console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+        console.print("Fix the cause, then run the same command again to retry them.")
+        raise typer.Exit(3)
 
 
 @app.command("report")
-def report_cmd(run_dir: Path = typer.Argument(..., help="A run directory.")) -> None:
-    """Re-derive and print a run's summary from its attempt records."""
+def report_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
+               price_table: Optional[Path] = typer.Option(None, "--price-table", help="Per-token prices for the "
+                                                          "cost (TOML; default: the shipped analysis/prices.toml).")
+               ) -> None:
+    """Re-derive and print a run's summary from its attempt records (with tokens and cost for a model)."""
     from simreflect.run.report import write_report
     from simreflect.run.store import StoreError
 
     try:
-        console.print(write_report(run_dir), markup=False, highlight=False)
-    except StoreError as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        console.print(write_report(run_dir, price_table), markup=False, highlight=False)
+    except (StoreError, ValueError) as e:
+        _fail(e)
 
 
 @app.command("rescore")
@@ -293,8 +401,7 @@ def rescore_cmd(run_dir: Path = typer.Argument(..., help="A run directory."),
             diffs = rescore(run_dir, workers=workers,
                             progress=lambda done, total: bar.update(job, completed=done, total=total))
     except StoreError as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     for d in diffs:
         console.print(d, markup=False)
     read = RunStore(run_dir).read()
@@ -336,12 +443,11 @@ def check_cmd(
                 root = None  # a suite whose tasks need no benchmark directory
         with console.status(f"checking {suite}"):
             report = check_suite(suite_obj, root, sample=sample, seed=seed, options=options,
-                                 tasks=tuple(t.strip() for t in (tasks or "").split(",") if t.strip()),
+                                 tasks=_task_patterns(tasks),
                                  oracle=not no_oracle, cross_process=not no_cross_process, hostile=not no_hostile,
                                  timeout_s=timeout)
     except (KeyError, ValueError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     console.print(report.text(), markup=False, highlight=False)
     raise typer.Exit(0 if report.ok else 1)
 
@@ -357,19 +463,26 @@ def export_harbor_cmd(
     bench: Optional[Path] = typer.Option(None, "--bench", help="A built benchmark (default: the cached one for --seed)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the default benchmark."),
     level: str = typer.Option("L2", "--level", help="Evidence level of the report in instruction.md."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids or glob patterns to export "
+                                        "(default: every task)."),
+    baseline_run: Optional[Path] = typer.Option(None, "--baseline-run", help="A run directory of this suite (e.g. of "
+                                                "a baseline agent or a model) whose per-task pass rates set each "
+                                                "task's difficulty (default: \"unmeasured\")."),
     wheel: Optional[Path] = typer.Option(None, "--wheel", help="A simreflect wheel to ship (default: built from source)."),
 ) -> None:
-    """One Harbor task directory per task: instruction, task.toml, environment, tests (reward.json), solution."""
+    """One Harbor task directory per task: instruction, task.toml, the agent's environment, the verifier's
+    own image in tests/ (reward.json), solution."""
     from simreflect.core.env import default_bench
     from simreflect.export.harbor import export_harbor
+    from simreflect.run.store import StoreError
 
     try:
         bench = bench or default_bench(suite, seed)
         with console.status(f"exporting {suite} to {out}"):
-            written = export_harbor(suite, bench, out, level=level, wheel=wheel)
-    except (KeyError, FileNotFoundError, NotImplementedError, ValueError) as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+            written = export_harbor(suite, bench, out, level=level, wheel=wheel, tasks=_task_patterns(tasks),
+                                    baseline_run=baseline_run)
+    except (KeyError, FileNotFoundError, NotImplementedError, ValueError, LookupError, StoreError) as e:
+        _fail(e)
     console.print(f"wrote {len(written)} Harbor task directories to {out}")
 
 
@@ -378,7 +491,7 @@ def view_cmd(
     run_dir: Path = typer.Argument(..., help="A run directory."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write the pages (default RUN_DIR/view)."),
     serve: bool = typer.Option(False, "--serve", help="Serve the pages on localhost after writing them."),
-    port: int = typer.Option(8000, "--port", help="Port for --serve."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port for --serve (0: any free port)."),
 ) -> None:
     """Write (and optionally serve) a web page of a run: summary, plots, every episode and round."""
     from simreflect.run.store import StoreError
@@ -387,15 +500,18 @@ def view_cmd(
     try:
         index = write_viewer(run_dir, out)
     except StoreError as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     console.print(f"wrote {index}")
     if serve:
         import functools
         import http.server
 
         handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(index.parent))
-        with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+        try:
+            httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        except OSError as e:  # busy, or a privileged port
+            _fail(f"cannot serve on 127.0.0.1:{port} ({e.strerror or e}); choose another --port (0: any free one)")
+        with httpd:
             console.print(f"serving on http://127.0.0.1:{httpd.server_address[1]}/ (Ctrl-C to stop)")
             try:
                 httpd.serve_forever()

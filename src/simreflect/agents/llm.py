@@ -71,6 +71,9 @@ class LLMAgent:
         self._structured = config.structured
 
     # ----- public ------------------------------------------------------------------------------
+    def close(self) -> None:
+        self._client.close()
+
     def act(self, observation: Observation) -> Action:
         text, usage = self._ask(list(observation.messages))
         parsed = parse_answer(text)
@@ -155,12 +158,15 @@ class LLMAgent:
                     continue
             text = (raw or b"").decode("utf-8", errors="replace")
             if resp.status_code in RETRY_STATUS:
-                last = f"HTTP {resp.status_code}"
+                last = f"HTTP {resp.status_code}: {text[:300]}"
                 self._retry_after = resp.headers.get("retry-after")
                 continue
             if resp.status_code in (400, 422) and "response_format" in body and _mentions_format(text):
                 return None, attempt + 1
-            raise InfrastructureError(f"HTTP {resp.status_code} from {url}: {text[:300]}")
+            hint = ""
+            if resp.status_code in (401, 403) and not os.environ.get(self.config.api_key_env):
+                hint = f" (no key was sent: {self.config.api_key_env} is not set)"
+            raise InfrastructureError(f"HTTP {resp.status_code} from {url}{hint}: {text[:300]}")
         raise InfrastructureError(f"no answer after {self.config.max_retries + 1} tries: {last}")
 
     _retry_after: str | None = None

@@ -34,6 +34,14 @@ MAX_TEXT = 400_000
 CHARSET = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF)
 
 
+class ProgramText(spaces.Text):
+    """gymnasium's Text space over CHARSET, whose own repr prints all 63,488 characters."""
+
+    def __repr__(self) -> str:
+        return (f"Text({self.min_length}, {self.max_length}, charset=<{len(self.character_set):,} characters: "
+                "the Basic Multilingual Plane without surrogates>)")
+
+
 class RepairEnv(gym.Env):
     metadata = {"render_modes": []}
 
@@ -54,8 +62,8 @@ class RepairEnv(gym.Env):
         self.timeout_s = timeout_s
         self.returns = ReturnRule(floor=float(self.suite.crash_reward),
                                   discount=budget_discount(self.budget) if discount is None else float(discount))
-        self.observation_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
-        self.action_space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self.observation_space = ProgramText(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self.action_space = ProgramText(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._task = None
         self._state: Path | None = None

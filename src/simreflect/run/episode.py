@@ -38,6 +38,7 @@ class EpisodeOutcome:
     solved: bool
     rounds: int
     run: int = 0
+    error: str | None = None  # the infrastructure error that ended it (status "infra_error")
 
 
 def _workspace_for(run_dir: Path, task: Task, level: str, run: int = 0) -> Path:
@@ -132,7 +133,7 @@ def run_episode(
         except InfrastructureError as e:
             store.append(InfraErrorRecord(task.id, level_name, round_no, str(e), round(time.monotonic() - t0, 3),
                                           run).to_dict())
-            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
+            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run, str(e))
         act_s = time.monotonic() - t0
         if failure is not None:
             action = Action(program=None, error=failure.describe())
@@ -140,9 +141,10 @@ def run_episode(
             played = play_round(suite, task, base / f"round{round_no}", state, verdict, report, action.program,
                                 round_no, timeout_s, level, error=action.error)
         except TrustedSideFailure as e:  # not the answer's doing: recorded apart, the round is played again on resume
-            store.append(InfraErrorRecord(task.id, level_name, round_no, f"the verifier failed: {e}"[:2000],
-                                          round(time.monotonic() - t0, 3), run).to_dict())
-            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run)
+            error = f"the verifier failed: {e}"[:2000]
+            store.append(InfraErrorRecord(task.id, level_name, round_no, error, round(time.monotonic() - t0, 3),
+                                          run).to_dict())
+            return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run, error)
         sent = tuple(action.messages) if action.messages is not None else messages
         record = replace(played.record, task=task.id, level=level_name, run=run, prompt=sent, answer=action.raw,
                          diagnosis=action.diagnosis, usage=action.usage.to_dict(), method_notes=action.notes,

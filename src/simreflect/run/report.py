@@ -34,8 +34,11 @@ def rows_of(run_dir: Path) -> tuple[RunConfig, list[dict[str, Any]]]:
     return config, rows
 
 
-def write_report(run_dir: Path) -> str:
-    """Derive runs.jsonl and the summary from the attempt log. Returns the summary as markdown."""
+def write_report(run_dir: Path, price_table: Path | None = None) -> str:
+    """Derive runs.jsonl and the summary from the attempt log. Returns the summary as markdown.
+
+    A model agent's run also gets its tokens and cost, per episode and in all, priced by
+    `price_table` (default: the shipped analysis/prices.toml)."""
     run_dir = Path(run_dir)
     config, rows = rows_of(run_dir)
     (run_dir / "runs.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
@@ -49,6 +52,9 @@ def write_report(run_dir: Path) -> str:
         summary["selection"] = {"tasks": list(config.tasks), "limit": config.limit,
                                 "selected": len(config.selected_tasks()),
                                 "of": len(_tasks(config.suite, config.bench))}
+    cost = _cost(config, rows, price_table)
+    if cost is not None:
+        summary["cost"] = cost.to_dict()
     (run_dir / "summary.json").write_text(json.dumps(summary, sort_keys=True, indent=1))
     title = f"{config.suite}: agent {config.agent}, up to {config.rounds} rounds"
     if "selection" in summary:
@@ -57,6 +63,8 @@ def write_report(run_dir: Path) -> str:
                   + (f", matching {', '.join(sel['tasks'])}" if sel["tasks"] else "")
                   + (f", first {sel['limit']}" if sel["limit"] else "") + ")")
     md = summary_markdown(summary, title)
+    if cost is not None:
+        md += cost.markdown()
     if damaged:
         md += "\nDamaged records in the attempt log (ignored): " + "; ".join(damaged) + "\n"
     if upgraded:
@@ -72,6 +80,15 @@ def write_report(run_dir: Path) -> str:
                                        title=f"Pass@{k} and Score@{k} (attempt 0, the unchanged source, not counted)")
     (run_dir / "summary.md").write_text(md)
     return md
+
+
+def _cost(config: RunConfig, rows: list[dict[str, Any]], price_table: Path | None):
+    """The run's RunCost when a model answered (an llm agent, or any row with tokens); else None."""
+    from simreflect.analysis.cost import load_price_table, run_cost
+
+    if config.agent != "llm" and not any(r["tokens"] for r in rows):
+        return None
+    return run_cost(rows, config.agent_options.get("model"), load_price_table(price_table))
 
 
 def trajectories_of(run_dir: Path, config: RunConfig | None = None, rows: list[dict[str, Any]] | None = None) -> list:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
@@ -77,6 +78,37 @@ class RunConfig:
         return chosen
 
 
+#: A run stops once this many episodes in a row ended on the same infrastructure failure.
+BREAKER_THRESHOLD = 3
+
+
+class CircuitOpen(RuntimeError):
+    """The run stopped early: the same infrastructure failure ended `count` episodes in a row."""
+
+    def __init__(self, error: str, count: int, outcomes: list[EpisodeOutcome]):
+        super().__init__(f"stopped after {count} episodes in a row ended on the same infrastructure failure: {error}")
+        self.error, self.count, self.outcomes = error, count, outcomes
+
+
+class Breaker:
+    """Counts episodes in a row that ended on the same infrastructure failure (numbers in the
+    message, such as request ids or ports, do not make two failures different)."""
+
+    def __init__(self, threshold: int = BREAKER_THRESHOLD):
+        self.threshold, self.count, self._kind = threshold, 0, None
+
+    def record(self, outcome: EpisodeOutcome, outcomes: list[EpisodeOutcome]) -> None:
+        """Raise CircuitOpen when `outcome` makes `threshold` identical failures in a row (0: never)."""
+        if outcome.status != "infra_error":
+            self.count, self._kind = 0, None
+            return
+        kind = re.sub(r"\d+", "#", outcome.error or "")
+        self.count = self.count + 1 if kind == self._kind else 1
+        self._kind = kind
+        if self.threshold and self.count >= self.threshold:
+            raise CircuitOpen(outcome.error or "(no message)", self.count, outcomes)
+
+
 _tasks_cache: dict[str, dict[str, Any]] = {}
 
 
@@ -120,12 +152,18 @@ def pending(store: RunStore, config: RunConfig) -> list[tuple[str, str, int]]:
 
 def run(run_dir: Path, config: RunConfig, workers: int = 1,
         progress: Callable[[EpisodeOutcome, int, int], None] | None = None,
-        executor: str = "local", address: str | None = None) -> list[EpisodeOutcome]:
+        executor: str = "local", address: str | None = None,
+        breaker: int = BREAKER_THRESHOLD) -> list[EpisodeOutcome]:
     """Run (or resume) every pending episode. Returns the outcomes of this invocation.
 
-    executor "local" runs episodes in a process pool of `workers`; "ray" runs each episode as a Ray
-    task on the cluster at `address` (a local one is started when None). Either way every worker
-    appends to the same store, so RUN_DIR must be on a filesystem all workers share.
+    executor "local" runs episodes in a process pool of `workers`, each appending to the run's store;
+    "ray" runs each episode as a Ray task on the cluster at `address` (a local one is started when
+    None) in a store of its own, and its records travel back through Ray to this process, which
+    appends them: RUN_DIR need not be on a filesystem the nodes share (the benchmark must be at the
+    same path on every node, as the packaged pace and audit tasks are). A killed driver loses the
+    records of the episodes in flight on Ray; they run again on resume.
+    After `breaker` episodes in a row end on the same infrastructure failure (0: never), the
+    episodes not started are left pending and CircuitOpen is raised (running the command again resumes).
     """
     store = RunStore(run_dir)
     selected = config.selected_tasks()  # an empty or mistyped selection fails before the run exists
@@ -136,39 +174,68 @@ def run(run_dir: Path, config: RunConfig, workers: int = 1,
     done_before = total - len(todo)
     outcomes: list[EpisodeOutcome] = []
     cfg = config.to_dict()
-    if executor == "ray":
-        finished = [done_before]
+    trip = Breaker(breaker)
 
-        def on_done(outcome: EpisodeOutcome) -> None:
-            finished[0] += 1
-            if progress:
-                progress(outcome, finished[0], total)
+    def finished(outcome: EpisodeOutcome) -> None:
+        outcomes.append(outcome)
+        if progress:
+            progress(outcome, done_before + len(outcomes), total)
+        trip.record(outcome, outcomes)
 
-        outcomes = _run_on_ray(str(run_dir), cfg, todo, address, workers, on_done)
-    elif executor != "local":
-        raise ValueError(f"unknown executor {executor!r}; use local or ray")
-    elif workers <= 1:
-        for task_id, level, rep in todo:
-            outcomes.append(_run_one(str(run_dir), cfg, task_id, level, rep))
-            if progress:
-                progress(outcomes[-1], done_before + len(outcomes), total)
-    else:
-        with worker_pool(workers) as pool:  # a killed run takes its workers (and their sandboxes) with it
-            futures = {pool.submit(_run_one, str(run_dir), cfg, t, lv, rep) for t, lv, rep in todo}
-            while futures:
-                finished, futures = wait(futures, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    outcomes.append(fut.result())
-                    if progress:
-                        progress(outcomes[-1], done_before + len(outcomes), total)
-    _remove_finished_workspaces(store)
+    try:
+        if executor == "ray":
+            _run_on_ray(str(run_dir), cfg, todo, address, workers, finished)
+        elif executor != "local":
+            raise ValueError(f"unknown executor {executor!r}; use local or ray")
+        elif workers <= 1:
+            for task_id, level, rep in todo:
+                finished(_run_one(str(run_dir), cfg, task_id, level, rep))
+        else:
+            _run_on_pool(str(run_dir), cfg, todo, workers, finished)
+    finally:
+        _remove_finished_workspaces(store)
     return outcomes
 
 
+def _run_on_pool(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str, int]], workers: int,
+                 on_done: Callable[[EpisodeOutcome], None]) -> None:
+    with worker_pool(workers) as pool:  # a killed run takes its workers (and their sandboxes) with it
+        futures = {pool.submit(_run_one, run_dir, cfg, t, lv, rep) for t, lv, rep in todo}
+        try:
+            while futures:
+                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    on_done(fut.result())
+        finally:
+            for fut in futures:  # the breaker tripped (or the run is stopping): start nothing more
+                fut.cancel()
+
+
+def _run_shipped(cfg: dict[str, Any], task_id: str, level: str, rep: int,
+                 prior: list[dict[str, Any]]) -> tuple[EpisodeOutcome, list[dict[str, Any]]]:
+    """One episode in a store of its own on the node that runs it (a Ray task): the episode's earlier
+    records come in, the outcome and the records it added go back, so no node needs the run directory."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="simreflect-episode-") as tmp:
+        store = RunStore(Path(tmp))
+        store.open(cfg)
+        for record in prior:
+            store.append(record)
+        outcome = _run_one(tmp, cfg, task_id, level, rep)
+        return outcome, store.records()[0][len(prior):]
+
+
 def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str, int]], address: str | None,
-                workers: int, on_done: Callable[[EpisodeOutcome], None]) -> list[EpisodeOutcome]:
+                workers: int, on_done: Callable[[EpisodeOutcome], None]) -> None:
+    """Each episode a Ray task; its records travel back through Ray and the driver appends them to
+    the run's store (the run directory is on the driver's machine only)."""
     import ray
 
+    store = RunStore(Path(run_dir))
+    earlier: dict[str, list[dict[str, Any]]] = {}
+    for record in store.records()[0]:
+        earlier.setdefault(episode_key(record["task"], record["level"], record.get("run", 0)), []).append(record)
     started = not ray.is_initialized()
     if started:
         if address:
@@ -177,16 +244,19 @@ def _run_on_ray(run_dir: str, cfg: dict[str, Any], todo: list[tuple[str, str, in
             ray.init(num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1",
                      object_store_memory=128 * 1024 * 1024)
     try:
-        remote = ray.remote(num_cpus=1, max_retries=0)(_run_one)
-        pending_refs = [remote.remote(run_dir, cfg, t, lv, rep) for t, lv, rep in todo]
-        outcomes: list[EpisodeOutcome] = []
-        while pending_refs:
-            ready, pending_refs = ray.wait(pending_refs, num_returns=1)
-            for ref in ready:
-                outcome = ray.get(ref)
-                on_done(outcome)
-                outcomes.append(outcome)
-        return outcomes
+        remote = ray.remote(num_cpus=1, max_retries=0)(_run_shipped)
+        pending_refs = [remote.remote(cfg, t, lv, rep, earlier.get(episode_key(t, lv, rep), [])) for t, lv, rep in todo]
+        try:
+            while pending_refs:
+                ready, pending_refs = ray.wait(pending_refs, num_returns=1)
+                for ref in ready:
+                    outcome, records = ray.get(ref)
+                    for record in records:
+                        store.append(record)
+                    on_done(outcome)
+        finally:
+            for ref in pending_refs:
+                ray.cancel(ref)
     finally:
         if started:
             ray.shutdown()

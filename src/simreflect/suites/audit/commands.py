@@ -20,11 +20,17 @@ def grade_cmd(
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="Tasks directory (default: the packaged one)."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Wall and CPU seconds per script run."),
 ) -> None:
-    """Run SCRIPT on TASK in the sandbox (and once more with the changed parameter) and grade it."""
+    """Run SCRIPT on TASK in the sandbox (and once more with the changed parameter) and grade it.
+    Exit 0 on PASS, 1 on FAIL, 2 on a usage error."""
     from simreflect.core.evidence import EvidenceLevel
-    from simreflect.suites.audit.cards import CardError
+    from simreflect.suites.audit.cards import CARD_FILE, CardError, tasks_dir
     from simreflect.suites.audit.suite import grade_script, observation
 
+    root = tasks if tasks is not None else tasks_dir()
+    if not (root / task / CARD_FILE).is_file():
+        known = sorted(p.parent.name for p in root.glob(f"*/{CARD_FILE}")) if root.is_dir() else []
+        typer.echo(f"error: no audit task {task!r} in {root}; tasks: {', '.join(known) or 'none'}", err=True)
+        raise typer.Exit(2)
     try:
         card, verdict = grade_script(task, script.read_text(), root=tasks, timeout_s=timeout)
     except (CardError, FileNotFoundError) as e:
@@ -37,6 +43,7 @@ def grade_cmd(
         typer.echo(json.dumps(out, indent=2, default=str))
     else:
         typer.echo(observation(card, verdict, EvidenceLevel.L2))
+    raise typer.Exit(0 if verdict.passed else 1)  # as every verify/grade command: 0 pass, 1 fail, 2 usage
 
 
 @app.command("list")

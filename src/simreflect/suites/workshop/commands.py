@@ -30,9 +30,14 @@ def serve_cmd(
         typer.echo(f"error: unknown build {build!r}; builds are {', '.join(build_names())}", err=True)
         raise typer.Exit(2)
     session = Session.for_build(build, seed, record_dir=record)
-    serve(session, port, exit_after_finish=exit_after_finish,
-          on_ready=lambda url: typer.echo(f"workshop {build} seed {seed} serving on {url}"
-                                          + (f", recording into {record}" if record else ""), err=True))
+    try:
+        serve(session, port, exit_after_finish=exit_after_finish,
+              on_ready=lambda url: typer.echo(f"workshop {build} seed {seed} serving on {url}"
+                                              + (f", recording into {record}" if record else ""), err=True))
+    except OSError as e:  # the port is busy (the socket is bound before anything is served)
+        typer.echo(f"error: cannot serve on 127.0.0.1:{port} ({e.strerror or e}); choose another --port "
+                   "(0: any free one)", err=True)
+        raise typer.Exit(2)
 
 
 @app.command("grade")

@@ -1,0 +1,89 @@
+"""The command line's conventions: -h everywhere, one exit code scheme for verify and grade commands
+(0 pass, 1 fail, 2 usage), and a one-line error, never a traceback, for a user's mistake."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+from typer.testing import CliRunner
+
+from simreflect.cli import app, default_workers
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    res = runner.invoke(app, list(args))
+    assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit), res.output
+    return res
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["export", "harbor"], ["audit", "grade"], ["gait", "verify"],
+                                     ["pace", "verify"], ["workshop", "grade"], ["view"]])
+def test_dash_h_is_help(command):
+    res = invoke(*command, "-h")
+    assert res.exit_code == 0 and "Usage:" in res.output
+
+
+def test_audit_grade_exits_1_on_fail_and_0_on_pass(tmp_path):
+    from simreflect.suites.audit.cards import tasks_dir
+
+    nothing = tmp_path / "nothing.py"
+    nothing.write_text("print('no audit here')\n")
+    res = invoke("audit", "grade", "--task", "ols-risk", "--script", str(nothing))
+    assert res.exit_code == 1 and "FAIL" in res.output
+    res = invoke("audit", "grade", "--task", "ols-risk", "--script", str(tasks_dir() / "ols-risk" / "reference.py"))
+    assert res.exit_code == 0 and "PASS" in res.output
+
+
+def test_an_unknown_task_lists_the_valid_ones(tmp_path, small_bench):
+    script = tmp_path / "x.py"
+    script.write_text("pass\n")
+    res = invoke("audit", "grade", "--task", "ols-rsik", "--script", str(script))
+    assert res.exit_code == 2 and "no audit task 'ols-rsik'" in res.output and "ols-risk" in res.output
+    res = invoke("pace", "verify", "--task", "bridge", "--stage", "1", "--program", str(script))
+    assert res.exit_code == 2 and "statics_bridge" in res.output
+    res = invoke("run", "gait", "--agent", "noop", "--bench", str(small_bench), "--out", str(tmp_path / "r"),
+                 "--tasks", "ep9")
+    assert res.exit_code == 2 and "no task matches 'ep9'" in res.output and "ep01, ep02, ep03" in res.output
+    res = invoke("export", "harbor", "--suite", "gait", "--bench", str(small_bench), "--out", str(tmp_path / "h"),
+                 "--tasks", "ep9")
+    assert res.exit_code == 2 and "no task matches 'ep9'" in res.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_missing_path_is_one_line_not_a_traceback(tmp_path):
+    res = invoke("run", "gait", "--agent", "noop", "--bench", str(tmp_path / "nowhere"), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2 and "does not exist" in res.output and "Traceback" not in res.output
+    for command in (["report", str(tmp_path / "nowhere")], ["view", str(tmp_path / "nowhere")]):
+        res = invoke(*command)
+        assert res.exit_code == 2 and "not a run directory" in res.output
+
+
+def test_an_unknown_suite_reads_without_stray_quotes(tmp_path):
+    res = invoke("run", "nosuch", "--agent", "noop", "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2
+    assert "error: unknown suite 'nosuch'; known suites: audit, gait, pace, workshop" in res.output
+    assert "\"unknown" not in res.output
+
+
+def test_a_busy_port_is_one_line(tmp_path):
+    run_dir = tmp_path / "run"
+    res = invoke("run", "pace", "--agent", "noop", "--tasks", "statics_bridge.stage1", "--rounds", "1", "--runs", "1",
+                 "--levels", "L1", "--out", str(run_dir))
+    assert res.exit_code == 0, res.output
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        res = invoke("view", str(run_dir), "--serve", "--port", str(busy.getsockname()[1]))
+        assert res.exit_code == 2 and "cannot serve on 127.0.0.1" in res.output and "choose another --port" in res.output
+        res = invoke("workshop", "serve", "--build", "place", "--port", str(busy.getsockname()[1]))
+        assert res.exit_code == 2 and "cannot serve on 127.0.0.1" in res.output and "Address already in use" in res.output
+
+
+def test_the_default_worker_count_uses_the_machine():
+    assert default_workers() == len(os.sched_getaffinity(0)) >= 1
+    res = invoke("run", "-h")
+    assert "one per core" in res.output
