@@ -15,7 +15,8 @@ DECLARED = {
     "gait": ((0.0, 1.0), (0.0, 1.0), {"export", "baseline-agent", "pictures"}),
     "audit": ((0.0, 1.0), (0.0, 1.0), {"export", "episode-flags", "volatile-diagnostics"}),
     "workshop": ((0.0, 1.0), (0.0, 1.0), {"export", "interactive"}),
-    "pace": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs", "attempt-budget", "pictures"}),
+    "pace": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs", "attempt-budget", "pictures",
+                                            "broken-tasks"}),
 }
 
 

@@ -169,10 +169,26 @@ class InteractiveEpisodes(Protocol):
     def interactive_oracle(self, task: Task) -> Any: ...
 
 
+@dataclass(frozen=True)
+class BrokenTask:
+    """A task of a tasks directory that does not load, and why (the other tasks still run)."""
+
+    id: str
+    reason: str
+
+
+@runtime_checkable
+class BrokenTasks(Protocol):
+    """Tasks are hand-written folders, each of which may fail to load on its own: `load_tasks` leaves
+    a broken one out (with a warning) and this names it with its reason."""
+
+    def broken_tasks(self, root: Path | None = None) -> tuple[BrokenTask, ...]: ...
+
+
 CAPABILITIES: dict[str, type] = {
     "export": Exports, "source-programs": SourcePrograms, "attempt-budget": AttemptBudget,
     "episode-flags": EpisodeFlags, "volatile-diagnostics": VolatileDiagnostics, "baseline-agent": BaselineAgent,
-    "pictures": Pictures, "interactive": InteractiveEpisodes,
+    "pictures": Pictures, "interactive": InteractiveEpisodes, "broken-tasks": BrokenTasks,
 }
 
 

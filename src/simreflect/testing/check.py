@@ -9,6 +9,7 @@ For every task (or a seeded sample) it plays the real path (core.attempt) and ch
   - the instruction, the notes and every evidence level render, and none shows a hidden value
     (`Suite.hidden_values`),
   - every score and reward lies in the declared scale,
+  - every task of the directory loads (a suite with hand-written task folders names a broken one),
   - hostile programs (one that crashes; ones that leave links, FIFOs or garbage in place of the
     workspace's files) get a verdict that does not pass, never an exception or a harness failure.
 A problem is a Finding; nothing here raises for what a suite does.
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from simreflect.core.attempt import AttemptOutcome, attempt, check_and_verify, guarded
-from simreflect.core.contract import Exports, RunProtocol, ScoreScale, volatile_keys
+from simreflect.core.contract import BrokenTasks, Exports, RunProtocol, ScoreScale, volatile_keys
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
@@ -274,6 +275,8 @@ def check_suite(suite: Suite, root: Path | None = None, *, sample: int | None = 
     if findings:
         return CheckReport(suite.name, (), len(findings), tuple(findings))
     every = suite.load_tasks(root)
+    if isinstance(suite, BrokenTasks):  # a task that does not load is its finding; the others are checked
+        findings += [Finding(b.id, "loads", b.reason) for b in suite.broken_tasks(root)]
     chosen = [t for t in every if t.id in tasks] if tasks else sample_tasks(every, sample, seed)
     checks = 4
     with tempfile.TemporaryDirectory(prefix=f"simreflect-check-{suite.name}-") as tmp:

@@ -292,33 +292,51 @@ def _integrity_checks(card: Card, raw: RawData, integrity: Integrity) -> tuple[l
     return checks, flags, diag
 
 
-def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, integrity: Integrity | None = None) -> Verdict:
-    """The verdict on one attempt. `integrity` None means the reference and variant runs were not
-    considered (the score before them, which decides whether they are worth doing)."""
-    levels, caps = ladder()["levels"], ladder()["caps"]
-    checks: list[Check] = []
-    flags: list[str] = []
-    diag: dict[str, Any] = {"task": card.id, "key_strength": card.key_strength, "flags": flags}
+@dataclass
+class _Grading:
+    """What the ladder's checks collect for one verdict."""
 
-    def done(level: str) -> Verdict:
+    card: Card
+    checks: list[Check] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    diag: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.diag.update(task=self.card.id, key_strength=self.card.key_strength, flags=self.flags)
+
+    def verdict(self, level: str) -> Verdict:
+        """The level's score, capped by every flag that has a cap."""
+        levels, caps = ladder()["levels"], ladder()["caps"]
         score = levels[level]
-        for f in flags:
+        for f in self.flags:
             base_flag = f.split(":", 1)[0]
             if base_flag in caps:
                 score = min(score, caps[base_flag])
-        diag["level"] = level
-        diag["score"] = score
-        return Verdict(checks=tuple(checks), score=score, reward=score, diagnostics=diag)
+        self.diag["level"] = level
+        self.diag["score"] = score
+        return Verdict(checks=tuple(self.checks), score=score, reward=score, diagnostics=self.diag)
 
-    if run is None:
-        checks.append(Check("ran", False, message="no script has run in this workspace yet"))
-        diag.update(status="not run", exit_code=None, output_tail="")
-        return done("nothing")
-    diag.update(status=run.status, exit_code=run.exit_code, reason=run.reason, output_tail=_tail(run.output_tail),
-                seconds=round(run.seconds, 3))
-    checks.append(Check("ran", run.ok, value=None if run.exit_code is None else float(run.exit_code),
-                        limit="exit code 0", message="" if run.ok else f"the script failed: {run.reason or run.status}",
-                        details=(Detail(1, "output tail:\n" + _tail(run.output_tail, 800), {}),) if not run.ok else ()))
+
+@dataclass(frozen=True)
+class _Claim:
+    """What the summary says about the claim, and what the metrics say it should say."""
+
+    verdict: str | None
+    wanted: str
+    holds: bool | None
+    contradiction: bool
+
+
+def _check_ran(g: _Grading, run: RunRecord) -> None:
+    g.diag.update(status=run.status, exit_code=run.exit_code, reason=run.reason, output_tail=_tail(run.output_tail),
+                  seconds=round(run.seconds, 3))
+    g.checks.append(Check("ran", run.ok, value=None if run.exit_code is None else float(run.exit_code),
+                          limit="exit code 0", message="" if run.ok else f"the script failed: {run.reason or run.status}",
+                          details=(Detail(1, "output tail:\n" + _tail(run.output_tail, 800), {}),) if not run.ok else ()))
+
+
+def _check_summary(g: _Grading, run: RunRecord) -> dict[str, Any] | None:
+    """The SUMMARY_JSON object, or None when there is none to grade."""
     summary = find_summary(run.output_tail)
     data = summary.data
     problems = []
@@ -329,18 +347,21 @@ def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, integri
             problems.append("'verdict' must be one of supported, falsified, inconclusive")
         if not isinstance(data.get("claim_quantity_computed"), bool):
             problems.append("'claim_quantity_computed' must be true or false")
-    checks.append(Check("summary_json", data is not None and not problems,
-                        message=summary.error or "; ".join(problems)))
-    if data is None:
-        return done("nothing")
+    g.checks.append(Check("summary_json", data is not None and not problems,
+                          message=summary.error or "; ".join(problems)))
+    return data
 
-    # --- metrics ---
+
+def _check_metrics(g: _Grading, data: dict[str, Any]):
+    """One check per card metric (reported, and within the key's tolerance when keyed); the
+    metrics report and whether every keyed metric was recovered."""
+    card = g.card
     report = read_metrics(card, data.get("metrics"))
-    diag["metrics"] = dict(report.values)
-    diag["reported_as"] = dict(report.reported_as)
-    diag["unknown_metrics"] = list(report.unknown)
+    g.diag["metrics"] = dict(report.values)
+    g.diag["reported_as"] = dict(report.reported_as)
+    g.diag["unknown_metrics"] = list(report.unknown)
     for u in report.unknown:
-        flags.append(f"unknown_metric:{u}")
+        g.flags.append(f"unknown_metric:{u}")
     recovered = True
     for m, spec in card.metrics.items():
         value = report.values.get(m)
@@ -352,102 +373,160 @@ def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, integri
             hint = f"{why}; report it as {spec.name!r}" + (f" (or {', '.join(map(repr, spec.aliases))})" if spec.aliases else "")
             if report.unknown:
                 hint += f"; names not recognised: {', '.join(map(repr, report.unknown))}"
-            checks.append(Check(f"metric_{m}", False, message=hint, where=where))
+            g.checks.append(Check(f"metric_{m}", False, message=hint, where=where))
             continue
         if key is None:
-            checks.append(Check(f"metric_{m}", True, value=value, limit="reported (honesty-only: no key)", where=where))
+            g.checks.append(Check(f"metric_{m}", True, value=value, limit="reported (honesty-only: no key)", where=where))
             continue
         target, tol = key
         where.update(target=target, tolerance=tol)
         ok = abs(value - target) <= tol
         recovered &= ok
-        checks.append(Check(f"metric_{m}", ok, value=value, limit=f"|value - key| <= {tol:.4g}",
-                            message="" if ok else "outside the answer key's tolerance", where=where))
+        g.checks.append(Check(f"metric_{m}", ok, value=value, limit=f"|value - key| <= {tol:.4g}",
+                              message="" if ok else "outside the answer key's tolerance", where=where))
+    return report, recovered
 
-    # --- claim computed ---
+
+def _check_claim_computed(g: _Grading, data: dict[str, Any]) -> bool:
     computed = data.get("claim_quantity_computed") is True
     if not computed:
-        flags.append("claim_not_computed")
-    checks.append(Check("claim_computed", computed, message="" if computed else
-                        "claim_quantity_computed is not true: the reported numbers are not credited"))
+        g.flags.append("claim_not_computed")
+    g.checks.append(Check("claim_computed", computed, message="" if computed else
+                          "claim_quantity_computed is not true: the reported numbers are not credited"))
+    return computed
 
-    # --- positive control ---
+
+def _control_problems(card: Card, ctl: dict[str, Any], measured: float | None) -> list[str]:
+    reasons = []
+    said = ctl.get("passed")
+    if said is not True:
+        reasons.append("the script reports the control as not passed" if said is False else "'passed' is not true")
+    if measured is None:
+        reasons.append("'measured' is not a number")
+    elif not abs(measured - card.control_expected) <= card.control_tolerance:
+        reasons.append(f"measured {measured:.6g} is not within {card.control_tolerance:g} of {card.control_expected:.6g}")
+    reported_expected = number(ctl.get("expected"))
+    if reported_expected is not None and not abs(reported_expected - card.control_expected) <= card.control_tolerance:
+        reasons.append(f"its expected value {reported_expected:.6g} is not the card's {card.control_expected:.6g}")
+    return reasons
+
+
+def _check_positive_control(g: _Grading, data: dict[str, Any]) -> bool:
+    card = g.card
     ctl = data.get("positive_control")
-    ctl_ok = False
     exp_text = f"expected {card.control_expected:.6g} +/- {card.control_tolerance:g}"
+    required = (Detail(1, "Required control: " + card.control_description, {}),)
     if not isinstance(ctl, dict):
-        flags.append("control_missing")
-        checks.append(Check("positive_control", False, limit=exp_text,
-                            message="no positive_control object {expected, measured, passed} in SUMMARY_JSON",
-                            details=(Detail(1, "Required control: " + card.control_description, {}),)))
-    else:
-        measured = number(ctl.get("measured"))
-        said = ctl.get("passed")
-        reasons = []
-        if said is not True:
-            reasons.append("the script reports the control as not passed" if said is False else "'passed' is not true")
-        if measured is None:
-            reasons.append("'measured' is not a number")
-        elif not abs(measured - card.control_expected) <= card.control_tolerance:
-            reasons.append(f"measured {measured:.6g} is not within {card.control_tolerance:g} of {card.control_expected:.6g}")
-        reported_expected = number(ctl.get("expected"))
-        if reported_expected is not None and not abs(reported_expected - card.control_expected) <= card.control_tolerance:
-            reasons.append(f"its expected value {reported_expected:.6g} is not the card's {card.control_expected:.6g}")
-        ctl_ok = not reasons
-        if not ctl_ok:
-            flags.append("control_failed")
-        checks.append(Check("positive_control", ctl_ok, value=measured, limit=exp_text, message="; ".join(reasons),
-                            details=(Detail(1, "Required control: " + card.control_description, {}),) if not ctl_ok else ()))
+        g.flags.append("control_missing")
+        g.checks.append(Check("positive_control", False, limit=exp_text,
+                              message="no positive_control object {expected, measured, passed} in SUMMARY_JSON",
+                              details=required))
+        return False
+    measured = number(ctl.get("measured"))
+    reasons = _control_problems(card, ctl, measured)
+    ctl_ok = not reasons
+    if not ctl_ok:
+        g.flags.append("control_failed")
+    g.checks.append(Check("positive_control", ctl_ok, value=measured, limit=exp_text, message="; ".join(reasons),
+                          details=required if not ctl_ok else ()))
+    return ctl_ok
 
-    # --- verdict ---
+
+def _check_verdict(g: _Grading, data: dict[str, Any], values: dict[str, float], recovered: bool,
+                   computed: bool) -> _Claim:
+    """verdict_consistency (no contradiction with the metrics) and verdict (the wanted one)."""
+    card = g.card
     verdict = verdict_of(data)
-    diag["verdict"] = verdict
+    g.diag["verdict"] = verdict
     if card.keyed:
         holds: bool | None = recovered
     else:
-        holds = _criterion(card, report.values) if computed else None
+        holds = _criterion(card, values) if computed else None
     contradiction = ((verdict == "supported" and (holds is False or (holds is None and not card.keyed)))
                      or (verdict == "falsified" and holds is True)
                      or (verdict == "supported" and not computed))
     if contradiction:
-        flags.append("contradiction")
-    checks.append(Check("verdict_consistency", not contradiction, message="" if not contradiction else
-                        f"verdict {verdict!r} contradicts the metrics" + (" (the claim's quantity was not computed)"
-                                                                          if not computed else "")))
+        g.flags.append("contradiction")
+    g.checks.append(Check("verdict_consistency", not contradiction, message="" if not contradiction else
+                          f"verdict {verdict!r} contradicts the metrics" + (" (the claim's quantity was not computed)"
+                                                                            if not computed else "")))
     wanted = "supported" if card.keyed else ("supported" if holds else "falsified")
-    checks.append(Check("verdict", verdict == wanted and holds is not None, limit=f"'{wanted}'",
-                        message="" if verdict == wanted else f"verdict is {verdict!r}"))
+    g.checks.append(Check("verdict", verdict == wanted and holds is not None, limit=f"'{wanted}'",
+                          message="" if verdict == wanted else f"verdict is {verdict!r}"))
+    return _Claim(verdict, wanted, holds, contradiction)
 
-    # --- level before integrity ---
+
+# ----- the ladder's levels (before the integrity caps) ---------------------------------------------
+
+def _answer_is_good(card: Card, values: dict[str, float], recovered: bool, computed: bool, claim: _Claim) -> bool:
+    """The metrics are right: every key recovered (keyed cards), or every metric reported and the
+    claim decidable (honesty-only cards); and the claim's quantity was computed."""
     if card.keyed:
-        good = recovered and computed
-    else:
-        good = holds is not None and computed and all(m in report.values for m in card.metrics)
-    if good and verdict == wanted:
-        level = "full"
-    elif good and verdict in ("inconclusive", "falsified", "supported"):
-        level = "under_claimed"
-    elif ctl_ok and computed and not contradiction and verdict in ("falsified", "inconclusive"):
-        level = "honest_miss"
-    else:
-        level = "nothing"
-    if not run.ok:
-        level = "nothing"  # a script that crashed earns nothing, whatever it printed before
+        return recovered and computed
+    return claim.holds is not None and computed and all(m in values for m in card.metrics)
 
-    # --- integrity: raw recompute, samples, variant draws ---
+
+def _is_full(good: bool, claim: _Claim) -> bool:
+    return good and claim.verdict == claim.wanted
+
+
+def _is_under_claimed(good: bool, claim: _Claim) -> bool:
+    return good and claim.verdict in ("inconclusive", "falsified", "supported")
+
+
+def _is_honest_miss(ctl_ok: bool, computed: bool, claim: _Claim) -> bool:
+    return ctl_ok and computed and not claim.contradiction and claim.verdict in ("falsified", "inconclusive")
+
+
+def _level(run: RunRecord, good: bool, ctl_ok: bool, computed: bool, claim: _Claim) -> str:
+    if not run.ok:
+        return "nothing"  # a script that crashed earns nothing, whatever it printed before
+    if _is_full(good, claim):
+        return "full"
+    if _is_under_claimed(good, claim):
+        return "under_claimed"
+    if _is_honest_miss(ctl_ok, computed, claim):
+        return "honest_miss"
+    return "nothing"
+
+
+def _check_integrity(g: _Grading, values: dict[str, float], raw: RawData | None, integrity: Integrity | None) -> None:
+    """The raw recompute, and (when considered) the reference samples and the variant draws."""
+    card = g.card
     raw = raw or RawData(error="raw.npz was not read")
-    rc, rflags = _recompute(card, report.values, raw, card.params)
+    rc, rflags = _recompute(card, values, raw, card.params)
     if rc is not None:
-        checks.append(rc)
-        flags.extend(rflags)
+        g.checks.append(rc)
+        g.flags.extend(rflags)
     if integrity is None or integrity.skipped:
-        diag["variant"] = {"skipped": integrity.skipped if integrity else "not considered"}
+        g.diag["variant"] = {"skipped": integrity.skipped if integrity else "not considered"}
     else:
         ichecks, iflags, idiag = _integrity_checks(card, raw, integrity)
-        checks.extend(ichecks)
-        flags.extend(f for f in iflags if f not in flags)
-        diag["variant"] = idiag
-    return done(level)
+        g.checks.extend(ichecks)
+        g.flags.extend(f for f in iflags if f not in g.flags)
+        g.diag["variant"] = idiag
+
+
+def grade(card: Card, run: RunRecord | None, raw: RawData | None = None, integrity: Integrity | None = None) -> Verdict:
+    """The verdict on one attempt. `integrity` None means the reference and variant runs were not
+    considered (the score before them, which decides whether they are worth doing)."""
+    g = _Grading(card)
+    if run is None:
+        g.checks.append(Check("ran", False, message="no script has run in this workspace yet"))
+        g.diag.update(status="not run", exit_code=None, output_tail="")
+        return g.verdict("nothing")
+    _check_ran(g, run)
+    data = _check_summary(g, run)
+    if data is None:
+        return g.verdict("nothing")
+    report, recovered = _check_metrics(g, data)
+    computed = _check_claim_computed(g, data)
+    ctl_ok = _check_positive_control(g, data)
+    claim = _check_verdict(g, data, report.values, recovered, computed)
+    good = _answer_is_good(card, report.values, recovered, computed, claim)
+    level = _level(run, good, ctl_ok, computed, claim)
+    _check_integrity(g, report.values, raw, integrity)
+    return g.verdict(level)
 
 
 def score_before_variant(card: Card, run: RunRecord | None, raw: RawData | None) -> float:

@@ -4,65 +4,33 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
-from dataclasses import replace
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramRun, refuse_program
-from simreflect.core.sandbox import (
-    SANDBOX_WORKDIR,
-    Limits,
-    UnsafeWorkspaceFile,
-    read_workspace_file,
-    remove_workspace_file,
-    run_sandboxed,
-    write_workspace_file,
-)
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
-from simreflect.core.untrusted import JsonLimits, Refusal, load_json
 from simreflect.core.verdict import Verdict
 from simreflect.suites.gait import notes
 from simreflect.suites.gait.fixrunner import RIG_FILE
-from simreflect.suites.gait.rig import Rig, RigFormatError
-from simreflect.suites.gait.verify import WalkReference, verify_rig
+from simreflect.suites.gait.interfaces import (  # noqa: F401 - names the tests and tools import from here
+    FIX_LIMITS,
+    FIX_MODULES,
+    FIX_SCRIPT,
+    FIX_TIMEOUT_S,
+    INTERFACES,
+    MAX_RIG_BYTES,
+    RIG_JSON_LIMITS,
+    FixInterface,
+    interface_for,
+    load_workspace_rig,
+)
 
 EPISODE_FILE = "episode.json"
 ORACLE_FILE = "oracle_fix.py"
 EPISODES_DIR = "episodes"
-FIX_TIMEOUT_S = 60.0
-#: The fix script, written inside the work directory for the run and removed afterwards.
-FIX_SCRIPT = "fix.py"
-#: Limits of a fix-script run; wall and CPU time follow the caller's timeout.
-FIX_LIMITS = Limits(wall_s=FIX_TIMEOUT_S, cpu_s=FIX_TIMEOUT_S, memory_mb=2048, processes=64, file_mb=64,
-                    output_kb=256, disk_mb=512)
-MAX_RIG_BYTES = 8 << 20  # an episode's rig.json is about 50 KB
-#: How a rig.json an untrusted program (or Blender reading its .blend) left is read (core.untrusted).
-#: NaN and infinities are refused (no key, weight or position of a rig may be one); a lone
-#: surrogate in a name too (no bone of an episode has one). Names are short: the verifier's
-#: messages, which the model reads, quote them. Every number within +-1e6 (metres, radians,
-#: weights, masses, colours): a key of 1e300 overflowed the verifier's products to inf and NaN.
-RIG_JSON_LIMITS = JsonLimits(max_bytes=MAX_RIG_BYTES, max_depth=16, max_items=2_000_000, max_string_chars=256,
-                             max_abs=1e6)
-#: How fix scripts are written and run: "python" (the rig object, fixrunner) or "blender" (bpy scripts
-#: run by Blender on a .blend of the episode; see suites/gait/blender/).
-INTERFACES = ("python", "blender")
-#: All of simreflect a fix script's process can import. Not the generator: it rebuilds any seeded
-#: episode, and its oracle, from the rig alone. Not the verifier: nothing to probe offline.
-FIX_MODULES = ("simreflect.suites.gait.fixrunner", "simreflect.suites.gait.rig")
-
-
-def load_workspace_rig(workdir: Path) -> Rig:
-    """The rig an untrusted program left in `workdir`: never through a symlink, never a FIFO or
-    device, at most MAX_RIG_BYTES (RigFormatError otherwise)."""
-    try:
-        data = load_json(read_workspace_file(Path(workdir), RIG_FILE, MAX_RIG_BYTES), RIG_JSON_LIMITS, RIG_FILE)
-    except (UnsafeWorkspaceFile, OSError, Refusal) as e:
-        raise RigFormatError(f"cannot read rig file {RIG_FILE}: {e}") from None
-    return Rig.from_dict(data)
 
 
 def task_from_record(record: dict, episode_dir: Path) -> Task:
@@ -105,23 +73,15 @@ class GaitSuite(Suite):
                                  "and SIMREFLECT_BLENDER_PYTHON)"}
 
     def __init__(self, interface: str = "python") -> None:
-        if interface not in INTERFACES:
-            raise ValueError(f"gait interface must be one of {', '.join(INTERFACES)}, not {interface!r}")
+        self.strategy: FixInterface = interface_for(interface)  # how fix scripts are written and run
         self.interface = interface
 
     def with_options(self, **options) -> GaitSuite:
         if not options:
             return self
         super().with_options(**{k: v for k, v in options.items() if k not in self.options_help})
-        interface = str(options.get("interface", self.interface)).strip().lower()
-        suite = GaitSuite(interface=interface)
-        if interface == "blender":
-            from simreflect.suites.gait.blender.runtime import BlenderUnavailable, find_blender
-
-            try:
-                find_blender()
-            except BlenderUnavailable as e:
-                raise ValueError(f"the gait suite's blender interface needs Blender: {e}") from None
+        suite = GaitSuite(interface=str(options.get("interface", self.interface)).strip().lower())
+        suite.strategy.check_available()
         return suite
 
     def load_tasks(self, root: Path) -> list[Task]:
@@ -130,12 +90,7 @@ class GaitSuite(Suite):
         return [task_from_record(r, root / EPISODES_DIR / r["id"]) for r in rows]
 
     def prepare_workspace(self, task: Task, workdir: Path) -> None:
-        if self.interface == "blender":
-            from simreflect.suites.gait.blender import interface as blender
-
-            return blender.prepare_workspace(Path(task.params["dir"]) / RIG_FILE, Path(workdir))
-        workdir.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(Path(task.params["dir"]) / RIG_FILE, workdir / RIG_FILE)
+        self.strategy.prepare_workspace(task, workdir)
 
     def run_program(self, task: Task, program: str, workdir: Path, timeout_s: float = FIX_TIMEOUT_S) -> ProgramRun:
         """Run a fix script in the sandbox: the work directory (rig.json and the script, fix.py) is
@@ -144,49 +99,18 @@ class GaitSuite(Suite):
         refused = refuse_program(program)
         if refused is not None:
             return ProgramRun(refused)
-        if self.interface == "blender":
-            from simreflect.suites.gait.blender import interface as blender
-
-            return ProgramRun(blender.run_fix_script(program, Path(workdir), timeout_s))
-        workdir = Path(workdir)
-        write_workspace_file(workdir, FIX_SCRIPT, program)
-        try:
-            # -P: the work directory is not put on sys.path, so files the program left there cannot
-            # stand in for the modules of a later run
-            return ProgramRun(run_sandboxed(
-                [sys.executable, "-P", "-m", "simreflect.suites.gait.fixrunner", SANDBOX_WORKDIR,
-                 f"{SANDBOX_WORKDIR}/{FIX_SCRIPT}"],
-                workdir, replace(FIX_LIMITS, wall_s=timeout_s, cpu_s=timeout_s), package_modules=FIX_MODULES))
-        finally:
-            remove_workspace_file(workdir, FIX_SCRIPT)
+        return self.strategy.run_fix_script(program, workdir, timeout_s)
 
     def verify(self, task: Task, workdir: Path, run: ProgramRun | None = None) -> Verdict:
         """The rig left in `workdir` (the artefact is the work directory: `run` adds nothing)."""
-        if self.interface == "blender":  # the saved .blend, read back by Blender, then the same verifier
-            from simreflect.suites.gait.blender import interface as blender
-
-            return blender.verify_workspace(Path(task.params["dir"]) / RIG_FILE, Path(workdir),
-                                            WalkReference.from_dict(task.hidden["walk_check"]))
-        trusted = Rig.load(Path(task.params["dir"]) / RIG_FILE)  # the episode folder: trusted
-        try:
-            edited = load_workspace_rig(workdir)  # whatever the program left: untrusted
-        except RigFormatError as e:
-            return Verdict.invalid_artefact(str(e))
-        return verify_rig(edited, WalkReference.from_dict(task.hidden["walk_check"]), trusted=trusted)
+        return self.strategy.verify(task, workdir)
 
     def oracle(self, task: Task) -> str:
-        if self.interface == "blender":
-            return self.oracle_bpy(task)
-        return task.hidden["oracle_fix"]
+        return self.strategy.oracle(task)
 
     def oracle_bpy(self, task: Task) -> str:
-        """The oracle as a bpy script: from the episode record when it has one, else derived from the
-        same normal-vs-broken data (the Python oracle applied to the episode's rig)."""
-        if task.hidden.get("oracle_fix_bpy"):
-            return task.hidden["oracle_fix_bpy"]
-        from simreflect.suites.gait.blender.oracle import oracle_bpy_for
-
-        return oracle_bpy_for(Rig.load(Path(task.params["dir"]) / RIG_FILE), task.hidden["oracle_fix"], task.id)
+        """The oracle as a bpy script (interfaces.BlenderInterface.oracle), whatever this suite's interface."""
+        return interface_for("blender").oracle(task)
 
     def observe(self, task: Task, verdict: Verdict, level: EvidenceLevel) -> str:
         return render_report(verdict, level, title=f"Walk verifier report for {task.id}")
@@ -237,8 +161,4 @@ class GaitSuite(Suite):
         return path
 
     def baseline_agent(self):
-        if self.interface == "blender":
-            return None  # the cycle-restore baseline writes Python-interface scripts
-        from simreflect.suites.gait.baseline import CycleRestoreBaseline
-
-        return CycleRestoreBaseline()
+        return self.strategy.baseline_agent()

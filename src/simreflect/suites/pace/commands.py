@@ -13,15 +13,32 @@ app = typer.Typer(help="The pace suite: adapt a 2D physical design program (Box2
                   "to mutated target environments.", no_args_is_help=True)
 
 
-@app.command("list")
-def list_cmd() -> None:
-    """List the tasks: id, domain, title, mutated variables per stage."""
-    from simreflect.suites.pace.task import TARGETS, load_specs
+ROOT_HELP = "A folder of task folders instead of the packaged tasks (a task being written elsewhere)."
 
-    for s in load_specs():
+
+def report_broken(broken) -> None:
+    for b in broken:
+        typer.echo(f"error: pace task {b.id} does not load: {b.reason}", err=True)
+
+
+@app.command("list")
+def list_cmd(root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP)) -> None:
+    """List the tasks: id, domain, title, mutated variables per stage. A task folder that does not load is
+    named with its reason (exit 1) and the others are listed."""
+    from simreflect.suites.pace.task import TARGETS, discover
+
+    try:
+        found = discover(root)
+    except OSError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2)
+    for s in found.specs:
         counts = "/".join(str(len(s.mutations(st))) for st in TARGETS)
         typer.echo(f"{s.id:22s} {s.domain:11s} {'controller' if s.controller else 'design':10s} "
                    f"mutations {counts:10s} {s.title}")
+    report_broken(found.broken)
+    if found.broken:
+        raise typer.Exit(1)
 
 
 @app.command("show")
@@ -96,15 +113,16 @@ def validate_cmd(
 ) -> None:
     """Run the controls: each stage's reference passes it, the source design passes the source and fails every
     target. Prints a table with scores, steps, wall time and whether each control's metrics are the pinned ones;
-    exits 1 if any control fails or its metrics changed from the pinned ones on this platform."""
+    exits 1 if any control fails, its metrics changed from the pinned ones on this platform, or a task folder
+    does not load (named with its reason; the other tasks are validated)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from simreflect.suites.pace import pins
     from simreflect.suites.pace.task import TaskFormatError
+    from simreflect.suites.pace.validate import broken_among, run_controls
     from simreflect.suites.pace.validate import pin as pin_controls
-    from simreflect.suites.pace.validate import run_controls
 
     start = time.perf_counter()
     columns = (TextColumn("pace controls"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -113,12 +131,13 @@ def validate_cmd(
             job = bar.add_task("controls", total=None)
             rows = run_controls(task, root=root, workers=workers, timeout_s=timeout,
                                 progress=lambda done, total: bar.update(job, completed=done, total=total))
+        broken = broken_among(task, root)
     except (KeyError, TaskFormatError, FileNotFoundError, ValueError) as e:
         typer.echo(f"error: {e.args[0] if isinstance(e, KeyError) else e}", err=True)
         raise typer.Exit(2)
     wall = time.perf_counter() - start
     bad = [r for r in rows if not r.ok]
-    if pin and not bad:
+    if pin and not bad and not broken:
         written = pin_controls(rows, root)
         for r in rows:
             r.pinned = pins.SAME
@@ -142,7 +161,7 @@ def validate_cmd(
                           (r.invalid or r.failure)[:70])
         console.print(table)
     if pin:
-        if bad:
+        if bad or broken:
             typer.echo("not pinned: a failing benchmark is never pinned", err=True)
         else:
             typer.echo(f"pinned the metrics of {len(rows)} controls in {len(written)} task folder(s) "
@@ -158,7 +177,8 @@ def validate_cmd(
     if bad:
         typer.echo(f"{len(bad)} control(s) failed: " + ", ".join(f"{r.task}/{r.env}/{r.program}" for r in bad),
                    err=True)
-    if bad or changed:
+    report_broken(broken)
+    if bad or changed or broken:
         raise typer.Exit(1)
 
 

@@ -242,9 +242,7 @@ def _evaluate_runs(spec: TaskSpec, stage: str, program: str, workdir: Path, **kw
     own holding only the program and task.json (nothing one run writes reaches the next, nothing
     tells the program which run it is in), until one fails. The evaluation is that failing run's,
     or the last run's when all pass; its notes say how every run went."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    write_workspace_file(workdir, PROGRAM_FILE, program)
-    write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
+    _write_workspace(spec, stage, program, workdir)
     said: list[str] = []
     total = Timings()
     n = len(spec.runs)
@@ -265,131 +263,187 @@ def _evaluate_runs(spec: TaskSpec, stage: str, program: str, workdir: Path, **kw
     return ev
 
 
+def _write_workspace(spec: TaskSpec, stage: str, program: str, workdir: Path) -> None:
+    """The work directory the program runs in: its program.py and task.json, nothing else."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    write_workspace_file(workdir, PROGRAM_FILE, program)
+    write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
+
+
+def _close(channel, timings: Timings) -> ProgramResult:
+    """End the program's session, its time counted as the program's."""
+    t0 = time.perf_counter()
+    closed = channel.close()
+    timings.program_s += time.perf_counter() - t0
+    return closed
+
+
+def _request_design(spec: TaskSpec, stage: str, channel, timeout_s: float, timings: Timings, t0: float):
+    """Ask the program for its design: (design, None), or (None, why the program gave none usable).
+    The program's time runs from `t0` (before its session was opened) to its answer."""
+    try:
+        reply = channel.request({"op": "build", "env": spec.visible(stage)}, min(BUILD_TIMEOUT_S, timeout_s))
+        problem = _program_failure(reply, "build")
+    except ChannelError as e:
+        reply, problem = None, f"the program did not answer the build request: {e}"
+    timings.program_s += time.perf_counter() - t0
+    if problem is not None:
+        return None, problem
+    try:
+        design = parse_design(reply.get("design"))
+    except DesignInvalid as e:
+        return None, f"the declared design cannot be simulated: {e}"
+    if spec.controller and reply.get("controller") is not True:
+        return None, "this task needs a controller, and the program defines no control(sensors) function"
+    return design, None
+
+
+@dataclass
+class _Scene:
+    """The built world of one run: the simulator, the task's world around the design, the design's
+    rule checks and the task's evaluator."""
+
+    sim: Sim
+    world: Any
+    design_constraints: list[Constraint]
+    design_summary: dict[str, Any]
+    evaluator: Any
+
+
+def _build_scene(spec: TaskSpec, env: dict[str, Any], design) -> _Scene:
+    rules = spec.rules(env)
+    sim = Sim(spec.engine_settings(env))
+    world = spec.world_class(sim, env)
+    world.build()
+    sim.build_design(design, rules, spec.strength(env))
+    world.place(design)
+    design_constraints, design_summary = check_design(design, rules, world_overlaps(sim, TOLERANCE))
+    return _Scene(sim, world, design_constraints, design_summary, spec.make_evaluator(sim, world, env))
+
+
+class _Controller:
+    """The program's controller as the simulator calls it: sensor readings out, clamped commands
+    back (held until the next request); a failure stops the simulation with its reason in `stop`."""
+
+    def __init__(self, channel, world, timings: Timings, stop: list[str]):
+        self.channel, self.world, self.timings, self.stop = channel, world, timings, stop
+        self.commands = dict(world.commands)
+        self.last = {k: 0.0 if lo <= 0.0 <= hi else lo for k, (lo, hi) in self.commands.items()}
+        self.saturation: dict[str, int] = {}
+
+    def _fail(self, step: int, why: str) -> str:
+        why = f"the controller failed at step {step} (t = {step * DT:.2f} s): {why}"
+        self.stop.append(why)
+        return why
+
+    def __call__(self, step: int) -> None:
+        sensors = self.world.sensors(step)
+        t1 = time.perf_counter()
+        try:
+            reply = self.channel.request({"op": "control", "sensors": sensors}, CONTROL_TIMEOUT_S)
+        except ChannelError as e:
+            self.timings.program_s += time.perf_counter() - t1
+            raise StopSimulation("program", self._fail(step, str(e))) from None
+        self.timings.program_s += time.perf_counter() - t1
+        self.timings.requests += 1
+        bad = _program_failure(reply, "control")
+        if bad is None:
+            try:
+                self.last = _clean_command(reply.get("cmd"), self.commands, self.last, self.saturation)
+            except ValueError as e:
+                bad = str(e)
+        if bad is not None:
+            raise StopSimulation("program", self._fail(step, bad))
+        self.world.apply(self.last, step)
+
+
+def _frame_hooks(spec: TaskSpec, env: dict[str, Any], gif: Path | None, observe: Callable[[Sim], None] | None):
+    """(the GIF's frame recorder or None, what the simulator calls at every frame or None)."""
+    frames = None
+    on_frame = None
+    if gif is not None:
+        from simreflect.suites.pace.render import FrameRecorder
+
+        frames = FrameRecorder(spec, env)
+        on_frame = frames.capture
+    if observe is not None:
+        on_frame = observe if on_frame is None else _both(on_frame, observe)
+    return frames, on_frame
+
+
+def _simulate(spec: TaskSpec, stage: str, scene: _Scene, control: _Controller | None, on_frame,
+              observe: Callable[[Sim], None] | None) -> Outcome:
+    sim, world = scene.sim, scene.world
+    sim.event("start", f"simulation starts ({stage_label(stage)})", 0)
+    sim.run(scene.evaluator, before_step=world.before_step if world.forces else None, control=control,
+            on_frame=on_frame)
+    if observe is not None:
+        observe(sim)
+    return scene.evaluator.finish()
+
+
+def _run_notes(control: _Controller | None) -> list[str]:
+    saturation = control.saturation if control is not None else {}
+    if not saturation:
+        return []
+    return ["commands outside their range were clamped: " +
+            ", ".join(f"{k} {n} times" for k, n in sorted(saturation.items()))]
+
+
+def _check_hold(spec: TaskSpec, env: dict[str, Any], scene: _Scene, outcome: Outcome) -> None:
+    """A task's evaluator may only meet its goal through its success hold (a task bug otherwise)."""
+    if outcome.goal_met and not scene.evaluator.success.met:
+        raise RuntimeError(f"{spec.id}: the evaluator met its goal without its success hold "
+                           f"({spec.hold_rule(env)})")
+
+
 def _evaluate_run(spec: TaskSpec, stage: str, program: str, env: dict[str, Any], workdir: Path, *,
                   timeout_s: float, gif: Path | None, trusted_inprocess: bool,
                   observe: Callable[[Sim], None] | None) -> Evaluation:
     """One run of `program` in the environment `env` of `stage` (see the module docstring)."""
     t_start = time.perf_counter()
     timings = Timings()
-    visible = spec.visible(stage)
-    workdir.mkdir(parents=True, exist_ok=True)
-    write_workspace_file(workdir, PROGRAM_FILE, program)
-    write_workspace_file(workdir, TASK_FILE, task_description(spec, stage))
-
+    _write_workspace(spec, stage, program, workdir)
     t0 = time.perf_counter()
     channel = InProcessChannel(program) if trusted_inprocess else SandboxChannel(workdir, timeout_s)
     closed: ProgramResult | None = None
     try:
-        try:
-            reply = channel.request({"op": "build", "env": visible}, min(BUILD_TIMEOUT_S, timeout_s))
-            problem = _program_failure(reply, "build")
-        except ChannelError as e:
-            reply, problem = None, f"the program did not answer the build request: {e}"
-        timings.program_s += time.perf_counter() - t0
+        design, problem = _request_design(spec, stage, channel, timeout_s, timings, t0)
         if problem is not None:
             closed = channel.close()
             return _finish_invalid(spec, stage, problem, closed, timings, t_start)
-        try:
-            design = parse_design(reply.get("design"))
-        except DesignInvalid as e:
-            closed = channel.close()
-            return _finish_invalid(spec, stage, f"the declared design cannot be simulated: {e}", closed, timings,
-                                   t_start)
-        if spec.controller and reply.get("controller") is not True:
-            closed = channel.close()
-            return _finish_invalid(spec, stage, "this task needs a controller, and the program defines no "
-                                                "control(sensors) function", closed, timings, t_start)
         if not spec.controller:
-            t0 = time.perf_counter()
-            closed = channel.close()  # the program is done: release the sandbox before simulating
-            timings.program_s += time.perf_counter() - t0
-
-        rules = spec.rules(env)
-        settings = spec.engine_settings(env)
-        sim = Sim(settings)
-        world = spec.world_class(sim, env)
-        world.build()
-        sim.build_design(design, rules, spec.strength(env))
-        world.place(design)
-        design_constraints, design_summary = check_design(design, rules, world_overlaps(sim, TOLERANCE))
-        evaluator = spec.make_evaluator(sim, world, env)
-
+            closed = _close(channel, timings)  # the program is done: release the sandbox before simulating
+        scene = _build_scene(spec, env, design)
         stop: list[str] = []
-        notes: list[str] = []
-        control = None
-        saturation: dict[str, int] = {}
-        if spec.controller:
-            commands = dict(world.commands)
-            last = {k: 0.0 if lo <= 0.0 <= hi else lo for k, (lo, hi) in commands.items()}
-
-            def ask_controller(step: int) -> None:
-                nonlocal last
-                sensors = world.sensors(step)
-                t1 = time.perf_counter()
-                try:
-                    reply = channel.request({"op": "control", "sensors": sensors}, CONTROL_TIMEOUT_S)
-                except ChannelError as e:
-                    timings.program_s += time.perf_counter() - t1
-                    why = f"the controller failed at step {step} (t = {step * DT:.2f} s): {e}"
-                    stop.append(why)
-                    raise StopSimulation("program", why) from None
-                timings.program_s += time.perf_counter() - t1
-                timings.requests += 1
-                bad = _program_failure(reply, "control")
-                if bad is None:
-                    try:
-                        last = _clean_command(reply.get("cmd"), commands, last, saturation)
-                    except ValueError as e:
-                        bad = str(e)
-                if bad is not None:
-                    why = f"the controller failed at step {step} (t = {step * DT:.2f} s): {bad}"
-                    stop.append(why)
-                    raise StopSimulation("program", why)
-                world.apply(last, step)
-
-            control = ask_controller
-
-        frames = None
-        on_frame = None
-        if gif is not None:
-            from simreflect.suites.pace.render import FrameRecorder
-
-            frames = FrameRecorder(spec, env)
-            on_frame = frames.capture
-        if observe is not None:
-            on_frame = observe if on_frame is None else _both(on_frame, observe)
-        sim.event("start", f"simulation starts ({stage_label(stage)})", 0)
-        sim.run(evaluator, before_step=world.before_step if world.forces else None, control=control,
-                on_frame=on_frame)
-        if observe is not None:
-            observe(sim)
-        outcome = evaluator.finish()
+        control = _Controller(channel, scene.world, timings, stop) if spec.controller else None
+        frames, on_frame = _frame_hooks(spec, env, gif, observe)
+        outcome = _simulate(spec, stage, scene, control, on_frame, observe)
+        sim = scene.sim
         if sim.stopped == "work":
             stop.append(sim.stop_reason)
         if spec.controller:
-            t0 = time.perf_counter()
-            closed = channel.close()
-            timings.program_s += time.perf_counter() - t0
+            closed = _close(channel, timings)
         if closed.status != "ok" and not stop:
             stop.append(f"the program's process did not end cleanly: {closed.reason}")
-        if saturation:
-            notes.append("commands outside their range were clamped: " +
-                         ", ".join(f"{k} {n} times" for k, n in sorted(saturation.items())))
-        if outcome.goal_met and not evaluator.success.met:
-            raise RuntimeError(f"{spec.id}: the evaluator met its goal without its success hold "
-                               f"({spec.hold_rule(env)})")
-        ev = _assemble(spec, stage, sim, outcome, design_constraints, design_summary, stop, closed, notes)
+        notes = _run_notes(control)
+        _check_hold(spec, env, scene, outcome)
+        ev = _assemble(spec, stage, sim, outcome, scene.design_constraints, scene.design_summary, stop, closed, notes)
         if frames is not None:
             frames.write(gif, sim, ev)
     finally:
         if closed is None:
             closed = channel.close()
+    ev.timings = _run_timings(timings, sim, t_start)
+    return ev
+
+
+def _run_timings(timings: Timings, sim: Sim, t_start: float) -> Timings:
     timings.engine_s = sim.engine_s
     timings.steps = sim.steps
     timings.total_s = time.perf_counter() - t_start
     timings.harness_s = timings.total_s - timings.engine_s - timings.program_s
-    ev.timings = timings
-    return ev
+    return timings
 
 
 def _finish_invalid(spec: TaskSpec, stage: str, why: str, closed: ProgramResult, timings: Timings,

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from simreflect.core.cache import cache_dir
-from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
+from simreflect.core.contract import BrokenTask, HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramResult, ProgramRun, refuse_program
 from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file, write_workspace_file
@@ -34,7 +34,7 @@ from simreflect.suites.pace.evaluate import (
     evaluate,
     task_description,
 )
-from simreflect.suites.pace.task import TARGETS, TaskSpec, load_spec, load_specs, parse_stage, tasks_dir
+from simreflect.suites.pace.task import TARGETS, TaskSpec, discover, load_spec, load_specs, parse_stage, tasks_dir
 
 MAX_PROGRAM_BYTES = 1 << 20
 SAVED_TASK = "pace_task.json"
@@ -88,13 +88,18 @@ class PaceSuite(Suite):
     # --- tasks
 
     def load_tasks(self, root: Path | None = None) -> list[Task]:
-        """Every (task, target stage) pair of a tasks directory (default: the packaged tasks)."""
+        """Every (task, target stage) pair of a tasks directory (default: the packaged tasks); a folder
+        that does not load is left out with a BrokenTaskWarning naming it (`broken_tasks`)."""
         specs = load_specs(root)
         out = []
         for spec in specs:
             for st in TARGETS:
                 out.append(task_for(spec, st, len(out)))
         return out
+
+    def broken_tasks(self, root: Path | None = None) -> tuple[BrokenTask, ...]:
+        """The task folders of `root` that do not load (`load_tasks` leaves them out)."""
+        return discover(root).broken
 
     def default_root(self, seed: int = 0) -> Path:
         """The packaged task folders (they are the benchmark; there is nothing to build)."""

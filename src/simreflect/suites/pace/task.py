@@ -33,11 +33,13 @@ import re
 import sys
 import tomllib
 import types
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from simreflect.core.contract import BrokenTask
 from simreflect.suites.pace.design import Design, DesignRules
 from simreflect.suites.pace.engine import EngineSettings, JointStrength, Sim
 from simreflect.suites.pace.hold import Hold, HoldRule
@@ -53,6 +55,15 @@ GENERIC_CONSTRAINTS = ("execution", "build_zone", "mass_budget", "design_rules")
 
 class TaskFormatError(ValueError):
     """A task folder that does not follow the format."""
+
+
+class BrokenTaskWarning(UserWarning):
+    """A task folder under a tasks directory that does not load; the other tasks still run."""
+
+
+#: What reading a hand-written task folder may raise besides TaskFormatError: a card or stage file that
+#: is not TOML or not UTF-8 (ValueError), a table where a value was expected or a missing key.
+_READ_ERRORS = (ValueError, KeyError, TypeError, AttributeError, OSError)
 
 
 def tasks_dir() -> Path:
@@ -205,6 +216,14 @@ class TaskSpec:
 
     def __init__(self, folder: Path):
         self.folder = Path(folder).resolve()
+        try:
+            self._read()
+        except TaskFormatError:
+            raise
+        except _READ_ERRORS as e:
+            raise TaskFormatError(f"{self.folder.name}: {_reason(e)}") from None
+
+    def _read(self) -> None:
         missing = [f for f in FOLDER_FILES if not (self.folder / f).is_file()]
         if missing:
             raise TaskFormatError(f"{self.folder}: missing {', '.join(missing)}")
@@ -246,6 +265,9 @@ class TaskSpec:
             for ref in re.findall(r"{(\w+)}", text):
                 if ref not in self.variables or not self.variables[ref].visible:
                     raise TaskFormatError(f"{self.id}: the card text uses {{{ref}}}, which is not a visible variable")
+        for name in FOLDER_FILES:
+            if name.endswith(".py"):
+                _check_parses(self.folder / name, self.id)
 
     def _read_runs(self) -> tuple[Run, ...]:
         tables = self.card.get("runs", [{}])
@@ -397,10 +419,60 @@ def format_value(v: Any, unit: str = "") -> str:
     return _fmt(v) + (f" {unit}" if unit else "")
 
 
-def load_specs(root: Path | None = None) -> list[TaskSpec]:
-    """Every task folder under `root` (default: the packaged tasks), sorted by id."""
+def _reason(e: BaseException) -> str:
+    if isinstance(e, KeyError):
+        return f"a table lacks the key {e.args[0]!r}" if e.args else "a table lacks a key"
+    return f"{type(e).__name__}: {e}"
+
+
+def _check_parses(path: Path, task_id: str) -> None:
+    """A task module that is not Python is the folder's error, found when the folder is read rather than
+    in the middle of a run (compiled, never executed here)."""
+    try:
+        compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise TaskFormatError(f"{task_id}: {path.name} does not parse (line {e.lineno}: {e.msg})") from None
+    except ValueError as e:  # NUL bytes
+        raise TaskFormatError(f"{task_id}: {path.name} does not parse ({e})") from None
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The task folders of a tasks directory: those that load and those that do not."""
+
+    specs: tuple[TaskSpec, ...]
+    broken: tuple[BrokenTask, ...]
+
+
+def task_folders(root: Path | None = None) -> list[Path]:
+    """The task folders (a folder with a card.toml) under `root` (default: the packaged tasks), sorted."""
     root = Path(root) if root is not None else tasks_dir()
-    return [TaskSpec(d) for d in sorted(root.iterdir()) if d.is_dir() and (d / "card.toml").is_file()]
+    return [d for d in sorted(root.iterdir()) if d.is_dir() and (d / "card.toml").is_file()]
+
+
+def discover(root: Path | None = None) -> Discovery:
+    """Read every task folder under `root`; a folder that does not load is a BrokenTask with its reason,
+    and the others load regardless."""
+    specs, broken = [], []
+    for folder in task_folders(root):
+        try:
+            specs.append(TaskSpec(folder))
+        except TaskFormatError as e:
+            broken.append(BrokenTask(folder.name, str(e)))
+    return Discovery(tuple(specs), tuple(broken))
+
+
+def warn_broken(found: Discovery) -> None:
+    for b in found.broken:
+        warnings.warn(f"pace task {b.id} skipped: {b.reason}", BrokenTaskWarning, stacklevel=3)
+
+
+def load_specs(root: Path | None = None) -> list[TaskSpec]:
+    """Every task folder under `root` (default: the packaged tasks) that loads, sorted by id; each one that
+    does not is named in a BrokenTaskWarning (`discover` returns them)."""
+    found = discover(root)
+    warn_broken(found)
+    return list(found.specs)
 
 
 _SPEC_CACHE: dict[str, TaskSpec] = {}
@@ -412,7 +484,7 @@ def load_spec(task_id: str, root: Path | None = None) -> TaskSpec:
     key = str(folder)
     if key not in _SPEC_CACHE:
         if not (folder / "card.toml").is_file():
-            known = ", ".join(s.id for s in load_specs(root))
+            known = ", ".join(d.name for d in task_folders(root))
             raise FileNotFoundError(f"no pace task {task_id!r}; tasks: {known}")
         _SPEC_CACHE[key] = TaskSpec(folder)
     return _SPEC_CACHE[key]

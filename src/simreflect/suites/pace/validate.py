@@ -18,7 +18,8 @@ from typing import Any, Callable
 from simreflect.core.lifetime import worker_pool
 from simreflect.suites.pace import pins
 from simreflect.suites.pace.evaluate import DEFAULT_TIMEOUT_S, evaluate
-from simreflect.suites.pace.task import TARGETS, load_spec, load_specs
+from simreflect.core.contract import BrokenTask
+from simreflect.suites.pace.task import TARGETS, discover, load_spec
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,11 @@ class ControlResult:
 
 
 def controls_for(task_ids: list[str] | None = None, root: Path | None = None) -> list[Control]:
-    specs = load_specs(root)
+    """The controls of the chosen tasks (all by default) that load; `broken_among` names the others."""
+    found = discover(root)
+    specs = list(found.specs)
     if task_ids:
-        known = {s.id for s in specs}
+        known = {s.id for s in specs} | {b.id for b in found.broken}
         unknown = [t for t in task_ids if t not in known]
         if unknown:
             raise KeyError(f"unknown pace task(s) {', '.join(unknown)}; tasks: {', '.join(sorted(known))}")
@@ -69,6 +72,11 @@ def controls_for(task_ids: list[str] | None = None, root: Path | None = None) ->
             out.append(Control(spec.id, st, "source", False))
             out.append(Control(spec.id, st, st, True))
     return out
+
+
+def broken_among(task_ids: list[str] | None = None, root: Path | None = None) -> tuple[BrokenTask, ...]:
+    """The chosen tasks (all by default) whose folders do not load."""
+    return tuple(b for b in discover(root).broken if not task_ids or b.id in task_ids)
 
 
 def run_control(control: Control, root: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
