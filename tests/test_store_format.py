@@ -261,11 +261,11 @@ def mutated_rounds(draw):
 
 
 def _read_by_every_reader(rec: dict, task) -> None:
-    log = EpisodeLog(rounds=[rec])
+    log = EpisodeLog(rounds=[RoundRecord.from_dict(rec)])
     row = episode_row(GaitSuite(), task, rec["level"], log)
     _invalid_tail(log.rounds)
-    round_feedback(rec["round"] + 1, rec["round"] + 1, RoundRecord.from_dict(rec), "")  # what the next round reads
-    _episode_page(row, None)
+    round_feedback(rec["round"] + 1, rec["round"] + 1, log.rounds[0], "")  # what the next round reads
+    _episode_page(row, log.rounds, None)
     _ = rec["prompt"][-1]["content"]  # what the loop replays as the chat
 
 

@@ -10,7 +10,7 @@ from simreflect.core.suite import Suite
 
 
 def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -> dict[str, Any]:
-    rounds = log.round_records()
+    rounds = log.rounds
     scripts = [r for r in rounds if r.program is not None]
     crashed = [r for r in scripts if not r.ran]
     solved_round = next((r.round for r in rounds if r.passed), None)
@@ -19,7 +19,7 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
         "level": level,
         "run": run,
         "finished": log.end is not None,
-        "end_reason": None if log.end is None else log.end.get("reason", "solved" if log.end.get("solved") else "budget"),
+        "end_reason": None if log.end is None else log.end.reason,
         "solved": solved_round is not None,
         "solved_round": solved_round,
         "rounds_used": len(rounds),
@@ -29,7 +29,7 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
         # rounds whose program or artefact the harness itself failed on (counted apart, blamed on nobody)
         "harness_errors": sum(1 for r in rounds if r.harness_error),
         "tokens": sum(int(r.usage.get("total_tokens", 0)) for r in rounds),
-        "infra_errors": [e["error"] for e in log.infra_errors],
+        "infra_errors": [e.error for e in log.infra_errors],
         "subsets": suite.subsets(task),
         "flags": suite.episode_flags(log.rounds) if isinstance(suite, EpisodeFlags) else [],
         "aux_calls": sum(int(r.usage.get("aux_calls", 0)) for r in rounds),
@@ -37,16 +37,27 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
     }
 
 
-def _round_row(r: RoundRecord) -> dict[str, Any]:
+def round_error(r: RoundRecord) -> str | None:
+    """What went wrong with a round's answer or program, as the summary and the viewer say it
+    (None: nothing did)."""
     program = r.program or {}
+    return (r.error or _harness_text(r.harness_error)
+            or (None if r.program is None or r.ran else f"{program['status']}: {program['reason']}"))
+
+
+def output_tail(r: RoundRecord) -> str:
+    """The end of what the round's program printed ("" when it did not run)."""
+    return (r.program or {}).get("output_tail", "")
+
+
+def _round_row(r: RoundRecord) -> dict[str, Any]:
     return {
         "round": r.round,
         "prompt": list(r.prompt),
         "diagnosis": r.diagnosis,
         "script": r.script,
-        "error": r.error or _harness_text(r.harness_error)
-        or (None if r.program is None or r.ran else f"{program['status']}: {program['reason']}"),
-        "output_tail": program.get("output_tail", ""),
+        "error": round_error(r),
+        "output_tail": output_tail(r),
         "errors_before": list(r.errors_before),
         "errors_after": list(r.errors_after),
         "score_before": r.score_before,

@@ -141,6 +141,14 @@ class InfraErrorRecord:
         return {"type": "infra_error", "task": self.task, "level": self.level, **({"run": self.run} if self.run else {}),
                 "round": self.round, "error": self.error, "seconds": self.seconds}
 
+    @classmethod
+    def from_dict(cls, rec: dict[str, Any]) -> InfraErrorRecord:
+        """An infrastructure error read back from a checked record (run/records.check_record)."""
+        seconds = rec.get("seconds")
+        return cls(task=rec["task"], level=rec["level"], round=rec["round"], error=rec["error"],
+                   seconds=float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+                   else 0.0, run=rec.get("run", 0))
+
 
 @dataclass(frozen=True)
 class EndRecord:
@@ -157,19 +165,21 @@ class EndRecord:
         return {"type": "end", "task": self.task, "level": self.level, **({"run": self.run} if self.run else {}),
                 "solved": self.solved, "reason": self.reason, "rounds": self.rounds}
 
+    @classmethod
+    def from_dict(cls, rec: dict[str, Any]) -> EndRecord:
+        """An episode's end read back from a checked record (run/records.check_record)."""
+        return cls(task=rec["task"], level=rec["level"], solved=rec["solved"], reason=rec["reason"],
+                   rounds=rec["rounds"], run=rec.get("run", 0))
+
 
 @dataclass
 class EpisodeLog:
-    """What the store holds about one episode x level: its round records in order, its
-    infrastructure errors and its end record (None while the episode is unfinished)."""
+    """What the store holds about one episode x level, typed: its round records in round order,
+    its infrastructure errors and its end record (None while the episode is unfinished)."""
 
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    infra_errors: list[dict[str, Any]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
-
-    def round_records(self) -> tuple[RoundRecord, ...]:
-        """The rounds, typed."""
-        return tuple(RoundRecord.from_dict(r) for r in self.rounds)
+    rounds: list[RoundRecord] = field(default_factory=list)
+    infra_errors: list[InfraErrorRecord] = field(default_factory=list)
+    end: EndRecord | None = None
 
 
 __all__ = ["EndRecord", "EpisodeLog", "FORMAT", "FORMAT_KEY", "InfraErrorRecord", "LEGACY_FORMAT", "RoundRecord",
