@@ -14,8 +14,8 @@ from simreflect.agents.base import Action, InfrastructureError, Observation, Usa
 from simreflect.agents.baselines import NoopAgent
 from simreflect.agents.methods import ace, expel, reflexion, review, self_refine
 from simreflect.agents.methods.ace import PlaybookMethod
-from simreflect.agents.methods.base import Attempt, Method, aux_text, json_payload
-from simreflect.core.records import RoundRecord, split_feedback
+from simreflect.agents.methods.base import Method, aux_text, json_payload
+from simreflect.core.records import Attempt, RoundRecord, split_feedback
 from simreflect.agents.methods.beam import BeamSearchMethod
 from simreflect.agents.methods.evolve import EvolutionMethod
 from simreflect.agents.methods.expel import InsightMethod, parse_operations
@@ -313,11 +313,11 @@ def test_beam_generations():
 
 def test_evolve_islands_tournament_and_migration():
     method = EvolutionMethod(ToyLLM(), islands=2, population=3, migrate_every=2)
-    method.root = Attempt(0, None, START, accepted=True)
+    method.root = Attempt.start(START)
     method.setup(obs_for(1, 9, []))
 
     def attempt(r, score, island):
-        return Attempt(r, f"x = {r}\n", score, accepted=score is not None, notes={"island": island})
+        return Attempt(index=r, score=score, passed=False, program=f"x = {r}\n", notes={"island": island})
 
     method.observe(attempt(1, -10.0, 0))
     method.observe(attempt(2, -30.0, 1))  # then migration: 1 (island 0's best) -> island 1, 2 -> island 0

@@ -19,7 +19,6 @@ from typing import Any
 from rich.progress import track
 
 from simreflect.analysis.plots import solved_by_level
-from simreflect.analysis.rows import output_tail, round_error
 from simreflect.core.contract import Pictures
 from simreflect.core.records import RoundRecord
 from simreflect.core.registry import get_suite
@@ -109,17 +108,15 @@ def _episode_page(row: dict[str, Any], rounds: list[RoundRecord], picture: str |
         body.append(f"<div class='round' id='round{r.round}'><h2>Round {r.round}</h2>")
         body.append(f"<p>errors before: {_e(', '.join(r.errors_before) or 'none')} &rarr; after: "
                     f"{_e(', '.join(r.errors_after) or 'none')}</p>")
-        error = round_error(r)
-        if error:
-            body.append(f"<p class='fail'>{_e(error)}</p>")
+        if r.failure:
+            body.append(f"<p class='fail'>{_e(r.failure)}</p>")
         body.append(f"<details><summary>prompt ({len(prompt):,} characters)</summary><pre>{_e(prompt)}</pre></details>")
         body.append(f"<h3>Diagnosis</h3><pre class='diagnosis'>{_e(r.diagnosis or '-')}</pre>")
         body.append(f"<h3>Program</h3><pre class='script'>{_e(r.script if r.script is not None else '(none)')}</pre>")
         if previous is not None and r.script is not None:
             body.append(f"<details open><summary>diff against the previous round</summary>{_diff(previous, r.script)}</details>")
-        tail = output_tail(r)
-        if tail:
-            body.append(f"<details><summary>program output</summary><pre>{_e(tail)}</pre></details>")
+        if r.output_tail:
+            body.append(f"<details><summary>program output</summary><pre>{_e(r.output_tail)}</pre></details>")
         body.append("</div>")
         if r.script is not None:
             previous = r.script

@@ -37,27 +37,14 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
     }
 
 
-def round_error(r: RoundRecord) -> str | None:
-    """What went wrong with a round's answer or program, as the summary and the viewer say it
-    (None: nothing did)."""
-    program = r.program or {}
-    return (r.error or _harness_text(r.harness_error)
-            or (None if r.program is None or r.ran else f"{program['status']}: {program['reason']}"))
-
-
-def output_tail(r: RoundRecord) -> str:
-    """The end of what the round's program printed ("" when it did not run)."""
-    return (r.program or {}).get("output_tail", "")
-
-
 def _round_row(r: RoundRecord) -> dict[str, Any]:
     return {
         "round": r.round,
         "prompt": list(r.prompt),
         "diagnosis": r.diagnosis,
         "script": r.script,
-        "error": round_error(r),
-        "output_tail": output_tail(r),
+        "error": r.failure,
+        "output_tail": r.output_tail,
         "errors_before": list(r.errors_before),
         "errors_after": list(r.errors_after),
         "score_before": r.score_before,
@@ -68,8 +55,3 @@ def _round_row(r: RoundRecord) -> dict[str, Any]:
         "method_notes": r.method_notes,
     }
 
-
-def _harness_text(failure: dict[str, Any] | None) -> str | None:
-    if not failure:
-        return None
-    return f"the harness failed on this round ({failure.get('stage')} raised {failure.get('type')}: {failure.get('message')})"
