@@ -241,7 +241,7 @@ def test_episode_loop_oracle_and_noop(tmp_path):
         log = EpisodeLog()
         out = run_episode(suite, agent, task, EvidenceLevel.L1, 2, store, log, timeout_s=60)
         assert out.solved is solved and out.rounds == rounds, name
-    prompt = log.rounds[-1]["prompt"][-1]["content"]
+    prompt = log.rounds[-1].prompt[-1]["content"]
     assert "Round 2 of 2" in prompt and "summary_json" in prompt
 
 

@@ -181,7 +181,7 @@ def e2e(tmp_path_factory):
                 logs[tid] = EpisodeLog()
                 run_episode(SUITE, agent, TASKS[tid], EvidenceLevel.L2, BUDGET, store, logs[tid], timeout_s=60,
                             history="last+best", invalid_streak=3)
-            out[method] = ({tid: log.rounds for tid, log in logs.items()}, list(server.requests))
+            out[method] = ({tid: [r.to_dict() for r in log.rounds] for tid, log in logs.items()}, list(server.requests))
     return out
 
 

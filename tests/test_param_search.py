@@ -218,16 +218,16 @@ def test_pace_episodes_propose_verified_programs(suite, tasks, tmp_path):
         out, log = _episode(suite, task, tmp_path / tid, 6)
         rounds = log.rounds
         assert len(rounds) == 6 and not out.solved
-        assert all(r["accepted"] and r["program"]["status"] == "ok" for r in rounds)  # every candidate ran
-        scripts = [r["script"] for r in rounds]
+        assert all(r.accepted and r.program["status"] == "ok" for r in rounds)  # every candidate ran
+        scripts = [r.script for r in rounds]
         assert len(set(scripts)) == 6 and source not in scripts
         assert all(_shape(s) == _shape(source) for s in scripts)
-        source_score = rounds[0]["score_before"]
-        assert f"source score {source_score!r};" in rounds[0]["diagnosis"]
-        bests = [r["method_notes"]["best_score"] for r in rounds]  # best before each round
+        source_score = rounds[0].score_before
+        assert f"source score {source_score!r};" in rounds[0].diagnosis
+        bests = [r.method_notes["best_score"] for r in rounds]  # best before each round
         assert bests == sorted(bests) and bests[0] == source_score
-        assert bests[-1] == max([source_score] + [r["score"] for r in rounds[:-1]])
-        best_gain[tid] = max(r["score"] for r in rounds) - source_score
+        assert bests[-1] == max([source_score] + [r.score for r in rounds[:-1]])
+        best_gain[tid] = max(r.score for r in rounds) - source_score
     assert best_gain["statics_bridge.stage3"] > 0  # tuning alone lowers the share of violated constraints
 
 
@@ -236,15 +236,15 @@ def test_resumed_episode_makes_the_same_attempts(suite, tasks, tmp_path):
     _, straight = _episode(suite, task, tmp_path, 5, store_dir="straight")
     _, cut = _episode(suite, task, tmp_path, 2, store_dir="cut")  # a run killed after two rounds ...
     _, resumed = _episode(suite, task, tmp_path, 5, log=cut, store_dir="cut")  # ... then resumed
-    assert [r["script"] for r in resumed.rounds] == [r["script"] for r in straight.rounds]
-    assert [r["score"] for r in resumed.rounds] == [r["score"] for r in straight.rounds]
+    assert [r.script for r in resumed.rounds] == [r.script for r in straight.rounds]
+    assert [r.score for r in resumed.rounds] == [r.score for r in straight.rounds]
 
 
 def test_tuning_alone_solves_a_target(suite, tasks, tmp_path):
     """kinematics_rover stage 1 (a taller curb, less grip): larger wheels are enough, no new mechanism."""
     task = tasks["kinematics_rover.stage1"]
     out, log = _episode(suite, task, tmp_path, 3, seed=1)
-    assert out.solved and log.rounds[-1]["passed"] and log.rounds[-1]["score"] == 100.0
+    assert out.solved and log.rounds[-1].passed and log.rounds[-1].score == 100.0
     source = suite.spec(task).program("source")
-    assert _shape(log.rounds[-1]["script"]) == _shape(source)
-    assert "r 0.45->" in log.rounds[-1]["diagnosis"]
+    assert _shape(log.rounds[-1].script) == _shape(source)
+    assert "r 0.45->" in log.rounds[-1].diagnosis

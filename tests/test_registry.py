@@ -5,7 +5,6 @@ points alone (a dist-info directory on the path of a fresh process, no code of o
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -15,6 +14,7 @@ import pytest
 
 from simreflect.core import registry
 from simreflect.core.registry import first_sentence
+from simreflect.testing.toy import env_with, plugin_site
 
 THIRD_PARTY_MODULE = '''
 """A third-party package for simreflect: an agent and a method."""
@@ -63,18 +63,12 @@ twice = thirdparty_simreflect:Twice
 
 @pytest.fixture(scope="module")
 def third_party(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("site")
-    (site / "thirdparty_simreflect.py").write_text(THIRD_PARTY_MODULE)
-    info = site / "thirdparty_simreflect-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: thirdparty-simreflect\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    return site
+    return plugin_site(tmp_path_factory.mktemp("site"), ENTRY_POINTS, "thirdparty_simreflect",
+                       {"thirdparty_simreflect.py": THIRD_PARTY_MODULE})
 
 
 def _run(site: Path, *argv: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *filter(None, sys.path)])}
-    return subprocess.run(argv, capture_output=True, text=True, env=env, input=stdin, timeout=300)
+    return subprocess.run(argv, capture_output=True, text=True, env=env_with(site), input=stdin, timeout=300)
 
 
 def test_a_third_party_suite_agent_and_method_come_through_entry_points_alone(third_party, tmp_path):

@@ -28,6 +28,11 @@ def test_group_rollout_gives_group_relative_advantages(small_bench):
     assert [t.attempt_rewards for t in group.trajectories] == [[1.0], [0.0] * 3, [0.0, 1.0], [0.0] * 3]
     assert [sum(t.rewards) for t in group.trajectories] == pytest.approx(returns)
     assert [t.solved for t in group.trajectories] == [True, False, True, False]
+    # each attempt is the one attempt type, read from the environment's round records
+    assert [[a.index for a in t.attempts] for t in group.trajectories] == [[1], [1, 2, 3], [1, 2], [1, 2, 3]]
+    assert [[a.passed for a in t.attempts] for t in group.trajectories] == [[True], [False] * 3, [False, True],
+                                                                            [False] * 3]
+    assert group.trajectories[0].attempts[0].program == task.hidden["oracle_fix"]
     adv = group.advantages
     assert adv == pytest.approx(group_advantages(returns)) and adv[0] > adv[2] > adv[1] == adv[3]
     assert group.trajectories[2].messages[0]["content"].startswith(group.trajectories[0].messages[0]["content"][:200])
@@ -52,5 +57,7 @@ def test_a_group_cannot_farm_audit_by_crashing_after_a_capped_attempt():
                                level="L2")
     farm, solve = group.trajectories
     assert farm.attempt_rewards == [0.5, 0.0, 0.0] and farm.ret == 0.5
+    assert [a.valid for a in farm.attempts] == [True, False, False]  # the crashes left nothing scored
+    assert all(a.invalid_reason for a in farm.attempts[1:]) and farm.attempts[0].program == dropped
     assert solve.attempt_rewards == [1.0] and solve.ret == 1.0 and solve.solved
     assert group.advantages[1] > group.advantages[0]

@@ -101,17 +101,20 @@ def test_configs_recorded_before_task_selection_resume_unchanged():
 
 
 def test_rescore_ignores_only_what_a_suite_declares_volatile():
+    from dataclasses import replace
+
+    from simreflect.core.records import RoundRecord
     from simreflect.core.verdict import Check, Verdict
     from simreflect.run.report import _rescore_difference
     from simreflect.suites.audit.suite import AuditSuite
 
     now = Verdict(checks=(Check("ran", True),), score=1.0, reward=1.0, diagnostics={"seconds": 0.41, "flags": []})
-    rec = {"accepted": True, "errors_after": [], "score": 1.0,
-           "verdict": {**now.to_dict(), "diagnostics": {"seconds": 0.47, "flags": []}}}
+    rec = RoundRecord(round=1, accepted=True, errors_after=(), score=1.0,
+                      verdict={**now.to_dict(), "diagnostics": {"seconds": 0.47, "flags": []}})
     assert "seconds" in AuditSuite.volatile_diagnostics
     assert _rescore_difference(rec, True, now, 1.0, AuditSuite.volatile_diagnostics) == ""
     assert _rescore_difference(rec, True, now, 1.0) == \
         "the verdict differs from the recorded one in diagnostics.seconds"
-    rec["verdict"]["diagnostics"]["flags"] = ["hardcoded"]
+    rec.verdict["diagnostics"]["flags"] = ["hardcoded"]
     assert "diagnostics.flags" in _rescore_difference(rec, True, now, 1.0, AuditSuite.volatile_diagnostics)
-    assert "recorded score 0.5" in _rescore_difference({**rec, "score": 0.5}, True, now, 1.0)
+    assert "recorded score 0.5" in _rescore_difference(replace(rec, score=0.5), True, now, 1.0)

@@ -13,9 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from simreflect.agents.base import Observation
+from simreflect.agents.methods.base import attempts_of
 from simreflect.analysis.rows import episode_row
-from simreflect.core.records import RoundRecord
+from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.records import Attempt, RoundRecord
 from simreflect.core.rounds import round_feedback
+from simreflect.core.verdict import Verdict
 from simreflect.run.episode import _invalid_tail
 from simreflect.run.records import FORMAT, FORMAT_KEY, check_record
 from simreflect.run.report import rescore, rows_of, write_report
@@ -261,12 +265,25 @@ def mutated_rounds(draw):
 
 
 def _read_by_every_reader(rec: dict, task) -> None:
-    log = EpisodeLog(rounds=[rec])
+    log = EpisodeLog(rounds=[RoundRecord.from_dict(rec)])
     row = episode_row(GaitSuite(), task, rec["level"], log)
     _invalid_tail(log.rounds)
-    round_feedback(rec["round"] + 1, rec["round"] + 1, RoundRecord.from_dict(rec), "")  # what the next round reads
-    _episode_page(row, None)
+    round_feedback(rec["round"] + 1, rec["round"] + 1, log.rounds[0], "")  # what the next round reads
+    _episode_page(row, log.rounds, None)
+    attempt = Attempt.of_round(log.rounds[0])  # what analysis, the methods and RL read of it
+    assert attempt.index == rec["round"] >= 1 and (attempt.score is None) == (not attempt.valid)
+    replay = attempts_of(Observation(task=task, level=EvidenceLevel.L1, round=rec["round"] + 1, budget=rec["round"] + 1,
+                                     messages=({"role": "user", "content": "x"},),
+                                     verdict=Verdict(checks=(), score=0.0, reward=0.0), history=tuple(log.rounds)))
+    assert replay.attempts == (attempt,)
     _ = rec["prompt"][-1]["content"]  # what the loop replays as the chat
+
+
+def test_a_round_record_numbered_below_one_is_refused_not_read_as_attempt_zero():
+    for number in (0, -3):
+        checked = check_record({**json.loads(json.dumps(ROUND)), "round": number})
+        assert checked.record is None and checked.problem == f"round record: 'round' is {number}"
+    assert check_record(json.loads(json.dumps(ROUND))).record is not None
 
 
 @pytest.fixture(scope="module")

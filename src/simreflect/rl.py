@@ -2,7 +2,7 @@
 
     from simreflect.rl import group_rollouts
     group = group_rollouts("gait", task="ep07", chat=my_chat, group_size=8, level="L2")
-    # group.trajectories[i].messages / .rewards, group.advantages -> your trainer's loss
+    # group.trajectories[i].messages / .rewards / .attempts, group.advantages -> your trainer's loss
 
 `chat(messages) -> str` is any function that asks the policy: an OpenAI-compatible endpoint
 (e.g. vLLM serving the policy being trained) through `simreflect.agents.llm.LLMAgent.complete`,
@@ -22,16 +22,22 @@ import numpy as np
 
 from simreflect.agents.parse import parse_answer
 from simreflect.core.env import RepairEnv
+from simreflect.core.records import Attempt
 from simreflect.core.returns import ReturnRule
 
 Chat = Callable[[list[dict[str, str]]], str]
 
 
 @dataclass
-class Trajectory:
+class Rollout:
+    """One multi-turn episode for training: the chat the policy saw and wrote, each attempt
+    (core.records.Attempt, the one attempt type, built from the environment's round records) with
+    its own reward, and the environment's step rewards."""
+
     task: str
     return_rule: ReturnRule  # how the attempts' rewards make the return (the environment's rule)
     messages: list[dict[str, str]] = field(default_factory=list)  # the whole multi-turn chat
+    attempts: list[Attempt] = field(default_factory=list)  # what each attempt came to, in order
     attempt_rewards: list[float] = field(default_factory=list)  # each attempt's own reward
     rewards: list[float] = field(default_factory=list)  # the environment's step rewards: they sum to `ret`
     solved: bool = False
@@ -44,14 +50,14 @@ class Trajectory:
 
 @dataclass
 class Group:
-    trajectories: list[Trajectory]
+    trajectories: list[Rollout]
     advantages: list[float]
 
 
-def rollout(env: RepairEnv, chat: Chat, task: str | None = None, seed: int | None = None) -> Trajectory:
+def rollout(env: RepairEnv, chat: Chat, task: str | None = None, seed: int | None = None) -> Rollout:
     """One multi-turn episode: the policy answers, its program is run and verified, until done."""
     obs, info = env.reset(seed=seed, options={"task": task} if task else None)
-    traj = Trajectory(task=info["task"], return_rule=env.returns, messages=[{"role": "user", "content": obs}])
+    traj = Rollout(task=info["task"], return_rule=env.returns, messages=[{"role": "user", "content": obs}])
     while True:
         answer = chat(traj.messages)
         traj.messages.append({"role": "assistant", "content": answer})
@@ -60,6 +66,7 @@ def rollout(env: RepairEnv, chat: Chat, task: str | None = None, seed: int | Non
         obs, reward, terminated, truncated, info = env.step(program)
         traj.rewards.append(reward)
         traj.attempt_rewards.append(info["attempt_reward"])
+        traj.attempts.append(Attempt.of_round(env.records[-1]))
         if terminated or truncated:
             traj.solved = bool(info["passed"])
             return traj
@@ -70,7 +77,7 @@ def group_advantages(returns: list[float], eps: float = 1e-6) -> list[float]:
     """GRPO's group-relative advantages: (return - group mean) / (group std + eps).
 
     Increasing in the return, so the ordering of the returns is kept: with returns from
-    `Trajectory.ret`, no trajectory gets a higher advantage than a first-attempt solve."""
+    `Rollout.ret`, no trajectory gets a higher advantage than a first-attempt solve."""
     r = np.asarray(returns, dtype=float)
     return ((r - r.mean()) / (r.std() + eps)).tolist()
 

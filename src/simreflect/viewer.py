@@ -20,9 +20,11 @@ from rich.progress import track
 
 from simreflect.analysis.plots import solved_by_level
 from simreflect.core.contract import Pictures
+from simreflect.core.records import RoundRecord
 from simreflect.core.registry import get_suite
 from simreflect.run.report import rows_of, write_report
 from simreflect.run.runner import _tasks
+from simreflect.run.store import RunStore, episode_key
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem auto; max-width: 1100px; color: #222; }
@@ -91,7 +93,7 @@ def _status(ok: bool, yes: str = "solved", no: str = "not solved") -> str:
     return f"<span class='ok'>{yes}</span>" if ok else f"<span class='fail'>{no}</span>"
 
 
-def _episode_page(row: dict[str, Any], picture: str | None) -> str:
+def _episode_page(row: dict[str, Any], rounds: list[RoundRecord], picture: str | None) -> str:
     body = ["<p><a href='../index.html'>&larr; run summary</a></p>",
             f"<h1>{_e(row['task'])} at {_e(row['level'])}: {_status(row['solved'])}</h1>",
             f"<p>subsets: {_e(', '.join(row['subsets']))}; rounds used {row['rounds_used']}; "
@@ -101,23 +103,23 @@ def _episode_page(row: dict[str, Any], picture: str | None) -> str:
     if row["infra_errors"]:
         body.append("<p class='fail'>infrastructure errors (not scored): " + _e("; ".join(row["infra_errors"])) + "</p>")
     previous = None
-    for r in row["rounds"]:
-        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in r["prompt"])
-        body.append(f"<div class='round' id='round{r['round']}'><h2>Round {r['round']}</h2>")
-        body.append(f"<p>errors before: {_e(', '.join(r['errors_before']) or 'none')} &rarr; after: "
-                    f"{_e(', '.join(r['errors_after']) or 'none')}</p>")
-        if r["error"]:
-            body.append(f"<p class='fail'>{_e(r['error'])}</p>")
+    for r in rounds:
+        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in r.prompt)
+        body.append(f"<div class='round' id='round{r.round}'><h2>Round {r.round}</h2>")
+        body.append(f"<p>errors before: {_e(', '.join(r.errors_before) or 'none')} &rarr; after: "
+                    f"{_e(', '.join(r.errors_after) or 'none')}</p>")
+        if r.failure:
+            body.append(f"<p class='fail'>{_e(r.failure)}</p>")
         body.append(f"<details><summary>prompt ({len(prompt):,} characters)</summary><pre>{_e(prompt)}</pre></details>")
-        body.append(f"<h3>Diagnosis</h3><pre class='diagnosis'>{_e(r['diagnosis'] or '-')}</pre>")
-        body.append(f"<h3>Program</h3><pre class='script'>{_e(r['script'] if r['script'] is not None else '(none)')}</pre>")
-        if previous is not None and r["script"] is not None:
-            body.append(f"<details open><summary>diff against the previous round</summary>{_diff(previous, r['script'])}</details>")
-        if r["output_tail"]:
-            body.append(f"<details><summary>program output</summary><pre>{_e(r['output_tail'])}</pre></details>")
+        body.append(f"<h3>Diagnosis</h3><pre class='diagnosis'>{_e(r.diagnosis or '-')}</pre>")
+        body.append(f"<h3>Program</h3><pre class='script'>{_e(r.script if r.script is not None else '(none)')}</pre>")
+        if previous is not None and r.script is not None:
+            body.append(f"<details open><summary>diff against the previous round</summary>{_diff(previous, r.script)}</details>")
+        if r.output_tail:
+            body.append(f"<details><summary>program output</summary><pre>{_e(r.output_tail)}</pre></details>")
         body.append("</div>")
-        if r["script"] is not None:
-            previous = r["script"]
+        if r.script is not None:
+            previous = r.script
     return _page(f"{row['task']} {row['level']}", "\n".join(body))
 
 
@@ -128,6 +130,7 @@ def write_viewer(run_dir: Path, out: Path | None = None) -> Path:
     md = write_report(run_dir)
     summary = json.loads((run_dir / "summary.json").read_text())
     config, rows = rows_of(run_dir)
+    logs = RunStore(run_dir).episodes()
     suite = get_suite(config.suite)
     tasks = _tasks(config.suite, config.bench)
     (out / "episodes").mkdir(parents=True, exist_ok=True)
@@ -145,7 +148,8 @@ def write_viewer(run_dir: Path, out: Path | None = None) -> Path:
                 shutil.copyfile(pic, out / "media" / pictures[task.id])
         name = pictures[task.id]
         page = f"episodes/{row['task']}-{row['level']}" + (f"-run{row['run']}" if row.get("run") else "") + ".html"
-        (out / page).write_text(_episode_page(row, name))
+        rounds = logs[episode_key(row["task"], row["level"], row.get("run", 0))].rounds
+        (out / page).write_text(_episode_page(row, rounds, name))
         label = row["task"] + (f" (run {row['run']})" if row.get("run") else "")
         lines.append(f"<tr><td><a href='{_e(page)}'>{_e(label)}</a></td><td>{_e(row['level'])}</td>"
                      f"<td>{_status(row['solved'])}</td><td>{row['solved_round'] or '-'}</td>"

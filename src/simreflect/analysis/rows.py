@@ -13,7 +13,7 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
     row = _row(suite, task, level, log, run)
     # how an interactive session went (run/interactive.py; core.records.SessionEndRecord); only then,
     # so the rows of every other run stay byte for byte what they were
-    session = next((r.method_notes["interactive"] for r in log.round_records()
+    session = next((r.method_notes["interactive"] for r in log.rounds
                     if isinstance(r.method_notes.get("interactive"), dict)), None)
     if session is not None:
         row["interactive"] = session
@@ -21,7 +21,7 @@ def episode_row(suite: Suite, task, level: str, log: EpisodeLog, run: int = 0) -
 
 
 def _row(suite: Suite, task, level: str, log: EpisodeLog, run: int) -> dict[str, Any]:
-    rounds = log.round_records()
+    rounds = log.rounds
     scripts = [r for r in rounds if r.program is not None]
     crashed = [r for r in scripts if not r.ran]
     solved_round = next((r.round for r in rounds if r.passed), None)
@@ -30,7 +30,7 @@ def _row(suite: Suite, task, level: str, log: EpisodeLog, run: int) -> dict[str,
         "level": level,
         "run": run,
         "finished": log.end is not None,
-        "end_reason": None if log.end is None else log.end.get("reason", "solved" if log.end.get("solved") else "budget"),
+        "end_reason": None if log.end is None else log.end.reason,
         "solved": solved_round is not None,
         "solved_round": solved_round,
         "rounds_used": len(rounds),
@@ -40,7 +40,7 @@ def _row(suite: Suite, task, level: str, log: EpisodeLog, run: int) -> dict[str,
         # rounds whose program or artefact the harness itself failed on (counted apart, blamed on nobody)
         "harness_errors": sum(1 for r in rounds if r.harness_error),
         "tokens": sum(int(r.usage.get("total_tokens", 0)) for r in rounds),
-        "infra_errors": [e["error"] for e in log.infra_errors],
+        "infra_errors": [e.error for e in log.infra_errors],
         "subsets": suite.subsets(task),
         "flags": suite.episode_flags(log.rounds) if isinstance(suite, EpisodeFlags) else [],
         "aux_calls": sum(int(r.usage.get("aux_calls", 0)) for r in rounds),
@@ -49,15 +49,13 @@ def _row(suite: Suite, task, level: str, log: EpisodeLog, run: int) -> dict[str,
 
 
 def _round_row(r: RoundRecord) -> dict[str, Any]:
-    program = r.program or {}
     return {
         "round": r.round,
         "prompt": list(r.prompt),
         "diagnosis": r.diagnosis,
         "script": r.script,
-        "error": r.error or _harness_text(r.harness_error)
-        or (None if r.program is None or r.ran else f"{program['status']}: {program['reason']}"),
-        "output_tail": program.get("output_tail", ""),
+        "error": r.failure,
+        "output_tail": r.output_tail,
         "errors_before": list(r.errors_before),
         "errors_after": list(r.errors_after),
         "score_before": r.score_before,
@@ -68,8 +66,3 @@ def _round_row(r: RoundRecord) -> dict[str, Any]:
         "method_notes": r.method_notes,
     }
 
-
-def _harness_text(failure: dict[str, Any] | None) -> str | None:
-    if not failure:
-        return None
-    return f"the harness failed on this round ({failure.get('stage')} raised {failure.get('type')}: {failure.get('message')})"

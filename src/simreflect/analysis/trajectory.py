@@ -1,7 +1,7 @@
 """The data contract between a source-to-target adaptation run and its analysis.
 
 One `Trajectory` is one run of one method x model on one source-to-target pair (a base task and a
-target stage); it holds the `Attempt`s in budget order. The runner writes trajectories as JSON lines
+target stage); it holds the `Attempt`s (core.records.Attempt, the one attempt type) in budget order. The runner writes trajectories as JSON lines
 (`dump_trajectories`), the analysis reads them back (`load_trajectories`); nothing here needs a
 simulator.
 
@@ -28,73 +28,18 @@ Scores
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from simreflect.core.records import Attempt, ContractError
 
 #: What trajectories carried before suites declared their scale and stages (every one was pace's).
 LEGACY_SCORE_RANGE = (-100.0, 100.0)
 LEGACY_STAGES = (1, 2, 3, 4)
 END_REASONS = ("solved", "budget", "invalid_streak", "infra")
-FLAGS = ("constraint_violation", "structural_failure", "numerical_instability", "infra_error")
 GROUP_FIELDS = ("method", "model", "domain", "stage", "task")
 """The fields a table may group by."""
-
-
-class ContractError(ValueError):
-    """A record that does not satisfy the trajectory contract."""
-
-
-@dataclass(frozen=True)
-class Attempt:
-    index: int
-    score: float | None
-    passed: bool
-    program: str | None = None
-    invalid_reason: str = ""
-    constraint_violation: bool = False
-    structural_failure: bool = False
-    numerical_instability: bool = False
-    infra_error: bool = False
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.index, int) or isinstance(self.index, bool) or self.index < 0:
-            raise ContractError(f"attempt index must be an int >= 0, got {self.index!r}")
-        if self.score is not None:
-            if isinstance(self.score, bool) or not isinstance(self.score, (int, float)):
-                raise ContractError(f"attempt {self.index}: score must be a number or None, got {self.score!r}")
-            if not math.isfinite(self.score):
-                raise ContractError(f"attempt {self.index}: score {self.score!r} is not finite; report a blow-up as "
-                                    "numerical_instability=True with the evaluator's finite score")
-            object.__setattr__(self, "score", float(self.score))
-        if self.passed and self.score is None:
-            raise ContractError(f"attempt {self.index}: passed without a score")
-        if self.infra_error and (self.score is not None or self.passed):
-            raise ContractError(f"attempt {self.index}: an infrastructure error carries no score and no pass")
-
-    @property
-    def valid(self) -> bool:
-        """Evaluated by the simulator (has a score) and not an infrastructure error."""
-        return self.score is not None and not self.infra_error
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "score": self.score, "passed": self.passed, "program": self.program,
-                "invalid_reason": self.invalid_reason, **{f: getattr(self, f) for f in FLAGS}}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Attempt":
-        """Read an attempt; flags may be top-level keys or grouped under "flags"."""
-        flags = dict(d.get("flags") or {})
-        unknown = set(flags) - set(FLAGS)
-        if unknown:
-            raise ContractError(f"unknown attempt flags: {sorted(unknown)}")
-        try:
-            return cls(index=d["index"], score=d.get("score"), passed=bool(d["passed"]), program=d.get("program"),
-                       invalid_reason=str(d.get("invalid_reason") or ""),
-                       **{f: bool(d.get(f, flags.get(f, False))) for f in FLAGS})
-        except KeyError as exc:
-            raise ContractError(f"attempt record lacks {exc.args[0]!r}") from None
 
 
 @dataclass(frozen=True)

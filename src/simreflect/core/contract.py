@@ -11,8 +11,9 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
+from simreflect.core.records import RoundRecord
 from simreflect.core.task import Task
 
 HISTORY_MODES = ("full", "last+best")
@@ -122,7 +123,7 @@ class AttemptBudget(Protocol):
 class EpisodeFlags(Protocol):
     """Flags a suite raises on an episode from its round records (e.g. audit's verify_gain)."""
 
-    def episode_flags(self, rounds: list[dict]) -> list[str]: ...
+    def episode_flags(self, rounds: Sequence[RoundRecord]) -> list[str]: ...
 
 
 @runtime_checkable

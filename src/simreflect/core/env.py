@@ -24,6 +24,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from simreflect.core.evidence import EvidenceLevel
+from simreflect.core.records import RoundRecord
 from simreflect.core.registry import get_suite
 from simreflect.core.returns import ReturnRule, budget_discount
 from simreflect.core.rounds import play_round, round_feedback, system_prompt
@@ -70,6 +71,13 @@ class RepairEnv(gym.Env):
         self._report = ""
         self._round = 0
         self._attempt_rewards: list[float] = []
+        self._records: list[RoundRecord] = []
+
+    @property
+    def records(self) -> tuple[RoundRecord, ...]:
+        """The rounds of the current episode as the loop records them (core.records.RoundRecord;
+        the environment plays no agent, so chat, answer and usage are empty)."""
+        return tuple(self._records)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
@@ -89,6 +97,7 @@ class RepairEnv(gym.Env):
         self._verdict = self.suite.verify(self._task, self._state)
         self._round = 0
         self._attempt_rewards = []
+        self._records = []
         self._system = system_prompt(self.suite, self._task, self.level)
         self._report = self.suite.observe(self._task, self._verdict, self.level)
         obs = self._system + "\n\n" + round_feedback(1, self.budget, None, self._report)
@@ -109,6 +118,7 @@ class RepairEnv(gym.Env):
         if outcome.verdict is not None:
             attempt_reward = float(outcome.verdict.reward)
         self._state, self._verdict, self._report = played.state, played.verdict, played.report
+        self._records.append(played.record)
         before = self.returns.of(self._attempt_rewards)
         self._attempt_rewards.append(attempt_reward)
         reward = self.returns.of(self._attempt_rewards) - before

@@ -15,6 +15,7 @@ its own field; recovered from the round's chat when a format 1 or 2 record is re
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,9 @@ from typing import Any
 FORMAT = 3
 FORMAT_KEY = "store_format"
 LEGACY_FORMAT = 1
+
+#: Characters of a rejection's reason shown to the agent.
+MAX_REASON_CHARS = 600
 
 #: The line of a round's feedback that the report follows (core.rounds.round_feedback writes it).
 ROUND_LINE = re.compile(r"^Round (\d+) of (\d+)\.[ \t]*$", re.MULTILINE)
@@ -87,6 +91,41 @@ class RoundRecord:
         """The program ran to its end (a valid generation)."""
         return self.program is not None and self.program.get("status") == "ok"
 
+    @property
+    def failure(self) -> str | None:
+        """What went wrong with the round's answer or program, as the summary, the viewer and a
+        trajectory's invalid attempt say it (None: nothing did)."""
+        prog = self.program or {}
+        if self.error:
+            return self.error
+        if self.harness_error:
+            f = self.harness_error
+            return (f"the harness failed on this round ({f.get('stage')} raised {f.get('type')}: "
+                    f"{f.get('message')})")
+        return None if self.program is None or self.ran else f"{prog['status']}: {prog['reason']}"
+
+    @property
+    def output_tail(self) -> str:
+        """The end of what the round's program printed ("" when it did not run)."""
+        return (self.program or {}).get("output_tail", "")
+
+    @property
+    def outcome(self) -> str:
+        """What became of the round's answer, as the next round's feedback tells the agent: not
+        used, failed, rejected, or checked (core.rounds.round_feedback opens with it)."""
+        prog = self.program or {}
+        if self.error:
+            return f"Your previous answer was not used: {self.error}."
+        if prog.get("status") != "ok":
+            tail = (prog.get("output_tail") or "").strip()
+            return (f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); nothing it did "
+                    "was kept." + (f" Its output ended with:\n{tail}" if tail else ""))
+        if self.rejected:
+            why = str((self.verdict or {}).get("invalid") or "")[:MAX_REASON_CHARS]
+            return ("Your previous script ran, but the verifier could not accept what it left"
+                    + (f" ({why})" if why else "") + "; nothing it did was kept.")
+        return "Your previous script ran; the verifier checked what it left."
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "type": "round", "task": self.task, "level": self.level, "round": self.round, "script": self.script,
@@ -141,6 +180,14 @@ class InfraErrorRecord:
         return {"type": "infra_error", "task": self.task, "level": self.level, **({"run": self.run} if self.run else {}),
                 "round": self.round, "error": self.error, "seconds": self.seconds}
 
+    @classmethod
+    def from_dict(cls, rec: dict[str, Any]) -> InfraErrorRecord:
+        """An infrastructure error read back from a checked record (run/records.check_record)."""
+        seconds = rec.get("seconds")
+        return cls(task=rec["task"], level=rec["level"], round=rec["round"], error=rec["error"],
+                   seconds=float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+                   else 0.0, run=rec.get("run", 0))
+
 
 @dataclass(frozen=True)
 class EndRecord:
@@ -157,19 +204,21 @@ class EndRecord:
         return {"type": "end", "task": self.task, "level": self.level, **({"run": self.run} if self.run else {}),
                 "solved": self.solved, "reason": self.reason, "rounds": self.rounds}
 
+    @classmethod
+    def from_dict(cls, rec: dict[str, Any]) -> EndRecord:
+        """An episode's end read back from a checked record (run/records.check_record)."""
+        return cls(task=rec["task"], level=rec["level"], solved=rec["solved"], reason=rec["reason"],
+                   rounds=rec["rounds"], run=rec.get("run", 0))
+
 
 @dataclass
 class EpisodeLog:
-    """What the store holds about one episode x level: its round records in order, its
-    infrastructure errors and its end record (None while the episode is unfinished)."""
+    """What the store holds about one episode x level, typed: its round records in round order,
+    its infrastructure errors and its end record (None while the episode is unfinished)."""
 
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    infra_errors: list[dict[str, Any]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
-
-    def round_records(self) -> tuple[RoundRecord, ...]:
-        """The rounds, typed."""
-        return tuple(RoundRecord.from_dict(r) for r in self.rounds)
+    rounds: list[RoundRecord] = field(default_factory=list)
+    infra_errors: list[InfraErrorRecord] = field(default_factory=list)
+    end: EndRecord | None = None
 
 
 #: The version of an interactive session's transcript (core.interactive): its own file of the run,
@@ -245,6 +294,111 @@ class SessionEndRecord:
                 "completion_tokens": self.completion_tokens}
 
 
-__all__ = ["EndRecord", "EpisodeLog", "FORMAT", "FORMAT_KEY", "InfraErrorRecord", "LEGACY_FORMAT", "RoundRecord",
-           "SessionEndRecord", "TRANSCRIPT_FORMAT", "TRANSCRIPT_KEY", "ToolResultRecord", "TurnRecord", "report_from_prompt",
-           "split_feedback"]
+# ----- the one attempt type ----------------------------------------------------------------------------
+
+#: An attempt's simulator flags (a suite's AttemptBudget.attempt_flags) and its infrastructure flag.
+ATTEMPT_FLAGS = ("constraint_violation", "structural_failure", "numerical_instability", "infra_error")
+
+
+class ContractError(ValueError):
+    """A record that does not satisfy its contract (an attempt, a trajectory)."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt of an episode as every reader sees it (analysis, the methods, RL): built from
+    its RoundRecord (`of_round`), or the starting design (`start`, index 0).
+
+    `score` is the verifier's score of what the attempt left, None when nothing was scored (no
+    program, a program that failed, an artefact the verifier rejected: `invalid_reason` says
+    which) or for an infrastructure error. The contract fields (index to the flags) are what a
+    trajectory file keeps (`to_dict`); `errors`, `diagnosis`, `outcome` (what the loop told the
+    agent became of it), `report` (the verifier report on it the loop showed next; None when not
+    known) and `notes` (what a method recorded in its round) come from the records of a run and
+    take no part in comparisons."""
+
+    index: int
+    score: float | None
+    passed: bool
+    program: str | None = None
+    invalid_reason: str = ""
+    constraint_violation: bool = False
+    structural_failure: bool = False
+    numerical_instability: bool = False
+    infra_error: bool = False
+    errors: tuple[str, ...] = field(default=(), compare=False)
+    diagnosis: str = field(default="", compare=False)
+    outcome: str = field(default="", compare=False)
+    report: str | None = field(default=None, compare=False)
+    notes: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.index, int) or isinstance(self.index, bool) or self.index < 0:
+            raise ContractError(f"attempt index must be an int >= 0, got {self.index!r}")
+        if self.score is not None:
+            if isinstance(self.score, bool) or not isinstance(self.score, (int, float)):
+                raise ContractError(f"attempt {self.index}: score must be a number or None, got {self.score!r}")
+            if not math.isfinite(self.score):
+                raise ContractError(f"attempt {self.index}: score {self.score!r} is not finite; report a blow-up as "
+                                    "numerical_instability=True with the evaluator's finite score")
+            object.__setattr__(self, "score", float(self.score))
+        if self.passed and self.score is None:
+            raise ContractError(f"attempt {self.index}: passed without a score")
+        if self.infra_error and (self.score is not None or self.passed):
+            raise ContractError(f"attempt {self.index}: an infrastructure error carries no score and no pass")
+
+    @classmethod
+    def of_round(cls, record: RoundRecord, flags: dict[str, bool] | None = None, report: str | None = None) -> Attempt:
+        """The attempt a round made. `flags`: the suite's attempt_flags of its verdict (kept only
+        when the attempt was scored); `report`: the report the loop showed on it next."""
+        scored = record.accepted and _finite(record.score)
+        if scored:
+            reason = ""
+        else:
+            reason = record.failure or ("the verifier rejected the artefact" if record.rejected else "invalid")
+        return cls(index=record.round, score=record.score if scored else None, passed=scored and record.passed,
+                   program=record.script, invalid_reason=reason, **(flags if scored and flags else {}),
+                   errors=tuple(record.errors_after), diagnosis=record.diagnosis, outcome=record.outcome,
+                   report=report, notes=record.method_notes)
+
+    @classmethod
+    def start(cls, score: Any, report: str | None = None) -> Attempt:
+        """Attempt 0: the workspace as the task gives it (the source design), not a model attempt."""
+        return cls(index=0, score=float(score) if _finite(score) else None, passed=False, report=report)
+
+    @property
+    def valid(self) -> bool:
+        """Evaluated by the simulator (has a score) and not an infrastructure error."""
+        return self.score is not None and not self.infra_error
+
+    @property
+    def value(self) -> float:
+        """The score as a search value: -inf when nothing was scored."""
+        return self.score if self.valid else float("-inf")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "score": self.score, "passed": self.passed, "program": self.program,
+                "invalid_reason": self.invalid_reason, **{f: getattr(self, f) for f in ATTEMPT_FLAGS}}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Attempt:
+        """Read an attempt of a trajectory file; flags may be top-level keys or grouped under "flags"."""
+        flags = dict(d.get("flags") or {})
+        unknown = set(flags) - set(ATTEMPT_FLAGS)
+        if unknown:
+            raise ContractError(f"unknown attempt flags: {sorted(unknown)}")
+        try:
+            return cls(index=d["index"], score=d.get("score"), passed=bool(d["passed"]), program=d.get("program"),
+                       invalid_reason=str(d.get("invalid_reason") or ""),
+                       **{f: bool(d.get(f, flags.get(f, False))) for f in ATTEMPT_FLAGS})
+        except KeyError as exc:
+            raise ContractError(f"attempt record lacks {exc.args[0]!r}") from None
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+__all__ = ["ATTEMPT_FLAGS", "Attempt", "ContractError", "EndRecord", "EpisodeLog", "FORMAT", "FORMAT_KEY",
+           "InfraErrorRecord", "LEGACY_FORMAT", "RoundRecord", "SessionEndRecord", "TRANSCRIPT_FORMAT", "TRANSCRIPT_KEY",
+           "ToolResultRecord", "TurnRecord", "report_from_prompt", "split_feedback"]

@@ -28,10 +28,6 @@ Answer with one JSON object: {"diagnosis": "<what is wrong and what your script 
 ```python fenced block.
 """
 
-#: Characters of a rejection's reason shown to the agent.
-MAX_REASON_CHARS = 600
-
-
 def system_prompt(suite: Suite, task: Task, level: EvidenceLevel) -> str:
     return "\n".join([suite.instruction(task), suite.interface_notes(level), ANSWER_FORMAT])
 
@@ -39,21 +35,7 @@ def system_prompt(suite: Suite, task: Task, level: EvidenceLevel) -> str:
 def round_feedback(round_no: int, budget: int, record: RoundRecord | None, report: str) -> str:
     """The user message of a round: what happened to the last program (`record`, the last
     round's), then the current report."""
-    parts = []
-    if record is not None:
-        prog = record.program or {}
-        if record.error:
-            parts.append(f"Your previous answer was not used: {record.error}.")
-        elif prog.get("status") != "ok":
-            tail = (prog.get("output_tail") or "").strip()
-            parts.append(f"Your previous script failed ({prog.get('status')}: {prog.get('reason')}); nothing it did "
-                         "was kept." + (f" Its output ended with:\n{tail}" if tail else ""))
-        elif record.rejected:
-            why = str((record.verdict or {}).get("invalid") or "")[:MAX_REASON_CHARS]
-            parts.append("Your previous script ran, but the verifier could not accept what it left"
-                         + (f" ({why})" if why else "") + "; nothing it did was kept.")
-        else:
-            parts.append("Your previous script ran; the verifier checked what it left.")
+    parts = [] if record is None else [record.outcome]
     parts.append(f"Round {round_no} of {budget}.")
     parts.append(report)
     return "\n\n".join(parts)

@@ -61,20 +61,20 @@ def _state_dir(suite: Suite, task: Task, base: Path, log: EpisodeLog, timeout_s:
     Should that workspace be gone (the run directory moved, work/ cleaned), it is rebuilt by
     replaying the accepted rounds' programs in order: programs and verifier are deterministic.
     """
-    accepted = [r for r in log.rounds if r.get("accepted")]
+    accepted = [r for r in log.rounds if r.accepted]
     state = _pristine(suite, task, base)
     if not accepted:
         return state
-    last = base / f"round{accepted[-1]['round']}"
+    last = base / f"round{accepted[-1].round}"
     if last.is_dir():
         return last
     for rec in accepted:
-        work = base / f"round{rec['round']}"
+        work = base / f"round{rec.round}"
         shutil.rmtree(work, ignore_errors=True)
         copy_workspace(state, work)
-        outcome = attempt(suite, task, rec["script"], work, timeout_s)
+        outcome = attempt(suite, task, rec.script, work, timeout_s)
         if not outcome.accepted:
-            raise RuntimeError(f"replaying round {rec['round']} of {task.id} to rebuild its workspace failed: "
+            raise RuntimeError(f"replaying round {rec.round} of {task.id} to rebuild its workspace failed: "
                                f"{_why_not_accepted(outcome)}")
         state = work
     return state
@@ -117,15 +117,15 @@ def run_episode(
     report = suite.observe(task, verdict, level)
 
     # after the last round recorded (a round whose record was damaged and skipped still cost its place)
-    for round_no in range((log.rounds[-1]["round"] if log.rounds else 0) + 1, budget + 1):
-        last = RoundRecord.from_dict(log.rounds[-1]) if log.rounds else None
+    for round_no in range((log.rounds[-1].round if log.rounds else 0) + 1, budget + 1):
+        last = log.rounds[-1] if log.rounds else None
         user = round_feedback(round_no, budget, last, report)
         shown = _shown_rounds(log.rounds, history)
-        chat = [m for rec in shown for m in ({"role": "user", "content": rec["prompt"][-1]["content"]},
-                                              {"role": "assistant", "content": rec.get("answer", "")})]
+        chat = [m for rec in shown for m in ({"role": "user", "content": rec.prompt[-1]["content"]},
+                                              {"role": "assistant", "content": rec.answer})]
         messages = ({"role": "system", "content": system}, *chat, {"role": "user", "content": user})
         obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict,
-                          history=tuple(RoundRecord.from_dict(r) for r in log.rounds), run=run, report=report)
+                          history=tuple(log.rounds), run=run, report=report)
         t0 = time.monotonic()
         try:
             # reading a hostile answer must not end the run; an endpoint that is down is not the answer's doing
@@ -152,7 +152,7 @@ def run_episode(
                          harness_error=failure.to_dict() if failure is not None else played.record.harness_error)
         state, verdict, report = played.state, played.verdict, played.report
         store.append(record.to_dict())
-        log.rounds.append(record.to_dict())
+        log.rounds.append(record)
         if verdict.passed:
             break
         if _invalid_tail(log.rounds) >= invalid_streak > 0:
@@ -163,20 +163,20 @@ def run_episode(
 HISTORY_MODES = ("full", "last+best")
 
 
-def _shown_rounds(rounds: list[dict[str, Any]], history: str) -> list[dict[str, Any]]:
+def _shown_rounds(rounds: list[RoundRecord], history: str) -> list[RoundRecord]:
     if history == "full" or len(rounds) <= 1:
         return list(rounds)
-    scored = [r for r in rounds if r.get("accepted") and r.get("score") is not None]
-    best = max(scored, key=lambda r: (r["score"], -r["round"])) if scored else None
+    scored = [r for r in rounds if r.accepted and r.score is not None]
+    best = max(scored, key=lambda r: (r.score, -r.round)) if scored else None
     shown = [r for r in rounds if r is best or r is rounds[-1]]
-    return sorted(shown, key=lambda r: r["round"])
+    return sorted(shown, key=lambda r: r.round)
 
 
-def _invalid_tail(rounds: list[dict[str, Any]]) -> int:
+def _invalid_tail(rounds: list[RoundRecord]) -> int:
     """How many of the latest rounds in a row were invalid generations."""
     n = 0
     for r in reversed(rounds):
-        if r.get("program") is not None and r["program"]["status"] == "ok":
+        if r.ran:
             break
         n += 1
     return n

@@ -52,9 +52,9 @@ def run_interactive_episode(suite: Suite, agent, task: Task, level: EvidenceLeve
         raise ValueError(f"suite {suite.name!r} does not offer interactive episodes")
     level_name = f"L{int(level)}"
     if log.end is not None:
-        return EpisodeOutcome(task.id, level_name, "finished", bool(log.end.get("solved")), len(log.rounds), run)
+        return EpisodeOutcome(task.id, level_name, "finished", bool(log.end.solved), len(log.rounds), run)
     if log.rounds:  # killed between the round and its end record
-        solved = bool(log.rounds[0].get("passed"))
+        solved = bool(log.rounds[0].passed)
         store.append(EndRecord(task.id, level_name, solved, "solved" if solved else "budget", 1, run).to_dict())
         return EpisodeOutcome(task.id, level_name, "finished", solved, 1, run)
     base = session_dir(store.dir, task.id, level_name, run)

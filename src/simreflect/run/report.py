@@ -13,6 +13,7 @@ from simreflect.core.attempt import HarnessFailure, attempt
 from simreflect.core.contract import AttemptBudget, volatile_keys
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.lifetime import worker_pool
+from simreflect.core.records import RoundRecord
 from simreflect.core.registry import get_suite
 from simreflect.core.workspace import copy_workspace
 from simreflect.run.runner import RunConfig, _tasks
@@ -112,7 +113,7 @@ def trajectories_of(run_dir: Path, config: RunConfig | None = None, rows: list[d
         log = logs[episode_key(row["task"], row["level"], row.get("run", 0))]
         # evidence levels are separate conditions: with several, each is its own method label
         method = config.method if len(config.levels) == 1 else f"{config.method} {row['level']}"
-        out.append(trajectory_of(row, fields, method, model, config.rounds, suite, log.round_records()))
+        out.append(trajectory_of(row, fields, method, model, config.rounds, suite, log.rounds))
     return out
 
 
@@ -145,7 +146,7 @@ def rescore(run_dir: Path, workers: int = 1, progress: Callable[[int, int], None
     return differences
 
 
-def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> list[str]:
+def _rescore_episode(args: tuple[dict[str, Any], str, list[RoundRecord]]) -> list[str]:
     """The differences of one episode's rounds (see `rescore`): (run config, episode key, its
     recorded rounds)."""
     cfg, key, rounds = args
@@ -159,39 +160,39 @@ def _rescore_episode(args: tuple[dict[str, Any], str, list[dict[str, Any]]]) -> 
         suite.prepare_workspace(task, state)
         current = suite.verify(task, state)
         for rec in rounds:
-            if rec.get("script") is None:
+            if rec.script is None:
                 continue
-            work = Path(tmp) / f"round{rec['round']}"
+            work = Path(tmp) / f"round{rec.round}"
             copy_workspace(state, work)
-            outcome = attempt(suite, task, rec["script"], work, config.timeout_s, EvidenceLevel.parse(level))
+            outcome = attempt(suite, task, rec.script, work, config.timeout_s, EvidenceLevel.parse(level))
             verdict = current if outcome.verdict is None else outcome.verdict
             score = verdict.score if outcome.accepted else None
             what = _rescore_difference(rec, outcome.accepted, verdict, score, volatile_keys(suite),
                                        outcome.harness)
             if what:
-                differences.append(f"{key} round {rec['round']}: {what}")
+                differences.append(f"{key} round {rec.round}: {what}")
             if outcome.accepted:
                 state, current = work, verdict
     return differences
 
 
-def _rescore_difference(rec: dict[str, Any], accepted: bool, verdict: Any, score: float | None,
+def _rescore_difference(rec: RoundRecord, accepted: bool, verdict: Any, score: float | None,
                         volatile: tuple[str, ...] = (), harness: HarnessFailure | None = None) -> str:
     """How a round re-run now differs from its record ("" when it does not); diagnostics named in
     `volatile` (the suite's `volatile_diagnostics`) are not compared, nor the wording of a harness
     failure's message (only its step and exception type)."""
-    then_failed = rec.get("harness_error") or {}
+    then_failed = rec.harness_error or {}
     now_failed = {} if harness is None else harness.to_dict()
     if (then_failed.get("stage"), then_failed.get("type")) != (now_failed.get("stage"), now_failed.get("type")):
         return (f"recorded harness failure {then_failed.get('stage')}/{then_failed.get('type')}, now "
                 f"{now_failed.get('stage')}/{now_failed.get('type')}")
-    if accepted != bool(rec.get("accepted")) or verdict.errors != rec.get("errors_after"):
-        return (f"recorded errors {rec.get('errors_after')} (accepted={rec.get('accepted')}), now {verdict.errors} "
+    if accepted != rec.accepted or list(verdict.errors) != list(rec.errors_after):
+        return (f"recorded errors {list(rec.errors_after)} (accepted={rec.accepted}), now {verdict.errors} "
                 f"(accepted={accepted})")
-    if "score" in rec and rec["score"] != score:
-        return f"recorded score {rec['score']}, now {score}"
-    if isinstance(rec.get("verdict"), dict):
-        now, then = json.loads(json.dumps(verdict.to_dict(), default=str)), dict(rec["verdict"])
+    if rec.score != score:
+        return f"recorded score {rec.score}, now {score}"
+    if isinstance(rec.verdict, dict):
+        now, then = json.loads(json.dumps(verdict.to_dict(), default=str)), dict(rec.verdict)
         for v in (now, then):
             if isinstance(v.get("diagnostics"), dict):
                 v["diagnostics"] = {k: x for k, x in v["diagnostics"].items() if k not in volatile}

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simreflect.core.records import FORMAT, FORMAT_KEY, LEGACY_FORMAT, EpisodeLog
+from simreflect.core.records import (FORMAT, FORMAT_KEY, LEGACY_FORMAT, EndRecord, EpisodeLog, InfraErrorRecord,
+                                     RoundRecord)
 from simreflect.core.untrusted import JsonLimits, load_json
 from simreflect.run.records import check_record, line_ranges, stamp
 
@@ -172,12 +173,12 @@ class RunStore:
             log = logs.setdefault(episode_key(rec["task"], rec["level"], rec["run"]), EpisodeLog())
             if rec["type"] == "round":
                 # a round is final once written; should a resumed run ever write it again, the first stands
-                if not any(r["round"] == rec["round"] for r in log.rounds):
-                    log.rounds.append(rec)
+                if not any(r.round == rec["round"] for r in log.rounds):
+                    log.rounds.append(RoundRecord.from_dict(rec))
             elif rec["type"] == "infra_error":
-                log.infra_errors.append(rec)
+                log.infra_errors.append(InfraErrorRecord.from_dict(rec))
             elif rec["type"] == "end" and log.end is None:
-                log.end = rec
+                log.end = EndRecord.from_dict(rec)
         for log in logs.values():
-            log.rounds.sort(key=lambda r: r["round"])
+            log.rounds.sort(key=lambda r: r.round)
         return logs

@@ -12,6 +12,7 @@ names `simreflect.testing.toy:ToySuite` under the `simreflect.suites` entry poin
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import contextmanager
 from dataclasses import replace
@@ -152,3 +153,28 @@ def toy_suite_registered() -> Iterator[None]:
         yield
     finally:
         unregister_suite(NAME)
+
+
+def plugin_site(site: Path, entry_points: str, name: str = "toy_simreflect", modules: dict[str, str] | None = None) -> Path:
+    """A directory that, on a process's path, installs a distribution `name` declaring
+    `entry_points` (an entry_points.txt text), with `modules` (file name -> source) beside it:
+    how a test puts the toy suite, or a third-party plugin, into a fresh `simreflect` process
+    through the entry points alone."""
+    site = Path(site)
+    site.mkdir(parents=True, exist_ok=True)
+    for file, text in (modules or {}).items():
+        (site / file).write_text(text)
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    return site
+
+
+def env_with(site: Path) -> dict[str, str]:
+    """The environment of a child process that sees `site` (plugin_site) first on its path."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *filter(None, sys.path)])}
+
+
+#: The entry point that registers the toy suite under its own name.
+TOY_ENTRY_POINTS = f"[simreflect.suites]\n{NAME} = simreflect.testing.toy:ToySuite\n"

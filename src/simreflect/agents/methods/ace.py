@@ -25,17 +25,19 @@ from typing import Any
 
 from simreflect.agents.base import Observation
 from simreflect.agents.methods.base import (
-    Attempt,
     Method,
     Proposal,
     Step,
     aux_text,
     int_option,
     json_payload,
+    last_user,
     program_block,
+    score_text,
     task_text,
     with_section,
 )
+from simreflect.core.records import Attempt
 
 REFLECTOR_SYSTEM = """\
 You are the reflector of a generator-reflector-curator team adapting a design to a changed physical
@@ -74,13 +76,13 @@ class PlaybookMethod(Method):
     def learn(self, obs: Observation, latest: Attempt, step: Step) -> dict[str, Any] | None:
         if latest.passed:
             return None
-        what = latest.feedback.strip() or "(no report)"
+        what = last_user(obs.messages).strip() or "(no report)"  # the loop's message on the latest attempt
         chat = [{"role": "system", "content": REFLECTOR_SYSTEM},
                 {"role": "user", "content": f"## The task\n{task_text(obs)}\n\n## The playbook\n{self.playbook_text()}\n\n"
-                                            f"## Attempt {latest.round}: the program\n{program_block(latest.program)}\n\n"
+                                            f"## Attempt {latest.index}: the program\n{program_block(latest.program)}\n\n"
                                             f"## What happened\n{what}"}]
         reflection = aux_text(step.ask("reflector", chat), limit=2000)
-        record: dict[str, Any] = {"round": latest.round, "reflection": reflection, "operations": [], "rejected": []}
+        record: dict[str, Any] = {"round": latest.index, "reflection": reflection, "operations": [], "rejected": []}
         if not reflection:
             step.fail("empty reflection")
             record["error"] = "empty reflection; curator skipped"
@@ -88,7 +90,7 @@ class PlaybookMethod(Method):
         curate = [{"role": "system", "content": CURATOR_SYSTEM},
                   {"role": "user", "content": f"## The task\n{task_text(obs)}\n\n"
                                               f"## The playbook\n{self.playbook_text()}\n\n## The reflector's analysis of "
-                                              f"attempt {latest.round} ({latest.score_text()})\n{reflection}"}]
+                                              f"attempt {latest.index} ({score_text(latest)})\n{reflection}"}]
         answer = step.ask("curator", curate)
         payload = json_payload(answer)
         ops = payload.get("operations") if isinstance(payload, dict) else payload

@@ -45,63 +45,33 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simreflect.agents.base import Action, Observation, Usage
-from simreflect.core.records import split_feedback
+from simreflect.core.records import Attempt
 
-FAILED = float("-inf")  # the value of an attempt that produced nothing the verifier scored
+FAILED = float("-inf")  # the value (Attempt.value) of an attempt that produced nothing the verifier scored
 
 
 # ----- what a method sees of an attempt ----------------------------------------------------------------
+# An attempt is core.records.Attempt (round >= 1: built from its round record; 0: the starting design),
+# the one attempt type that analysis and RL read too.
 
-@dataclass
-class Attempt:
-    """One verified attempt (round >= 1), or the starting design (round 0)."""
+def attempt_label(a: Attempt) -> str:
+    if a.index == 0:
+        return "the starting design (the program given in the task)"
+    return f"attempt {a.index}"
 
-    round: int
-    program: str | None
-    score: float | None
-    passed: bool = False
-    accepted: bool = False
-    errors: list[Any] = field(default_factory=list)
-    diagnosis: str = ""
-    notes: dict[str, Any] = field(default_factory=dict)  # what the method recorded in this attempt's round
-    feedback: str = ""  # the loop's message about this attempt ("" when not known)
-    learned: dict[str, Any] | None = None  # what the method learned from it (stored in the next round's notes)
-    shown_report: str | None = None  # the report on it the loop showed, from the records (None: not known)
 
-    @property
-    def value(self) -> float:
-        """The simulator's score as a search value: FAILED when nothing was scored."""
-        if not self.accepted or self.score is None:
-            return FAILED
-        return float(self.score)
+def score_text(a: Attempt) -> str:
+    if a.valid:
+        return f"score {a.value:g}" + (" (passed)" if a.passed else "")
+    if a.program is None:
+        return "no program"
+    return "not scored (the program failed or was not accepted)"
 
-    @property
-    def scored(self) -> bool:
-        return self.value != FAILED
 
-    @property
-    def outcome(self) -> str:
-        """What the loop said happened to the program (failed to run, not accepted, ...)."""
-        return split_feedback(self.feedback)[0]
-
-    @property
-    def report(self) -> str:
-        """The verifier's report on this attempt ("" when it was not scored or is not known)."""
-        if not self.scored:
-            return ""
-        return self.shown_report.strip() if self.shown_report is not None else split_feedback(self.feedback)[1]
-
-    def label(self) -> str:
-        if self.round == 0:
-            return "the starting design (the program given in the task)"
-        return f"attempt {self.round}"
-
-    def score_text(self) -> str:
-        if self.scored:
-            return f"score {self.value:g}" + (" (passed)" if self.passed else "")
-        if self.program is None:
-            return "no program"
-        return "not scored (the program failed or was not accepted)"
+def report_of(a: Attempt) -> str:
+    """The verifier's report on an attempt as the loop showed it ("" when it was not scored or the
+    method did not keep it): the record's own field, never text cut out of a prompt."""
+    return (a.report or "").strip() if a.valid else ""
 
 
 @dataclass(frozen=True)
@@ -177,12 +147,13 @@ class Method:
 
     # --- the round (the same for every method) ---
     def act(self, observation: Observation) -> Action:
-        self.root, attempts = attempts_of(observation)
+        replay = attempts_of(observation)
+        self.root, attempts = replay.root, list(replay.attempts)
         self.setup(observation)
-        for a in attempts[:-1]:
+        for a, learned_then in zip(attempts[:-1], replay.learned):
             self.observe(a)
-            if a.learned is not None:
-                self.absorb(a.learned)
+            if learned_then is not None:
+                self.absorb(learned_then)
         step = Step(self.aux_model)
         learned = None
         if attempts:
@@ -215,29 +186,35 @@ class Method:
 
 # ----- rebuilding what happened from the history -------------------------------------------------------
 
-def attempts_of(obs: Observation) -> tuple[Attempt, list[Attempt]]:
-    """(the starting design, the earlier attempts in order) from the observation.
+@dataclass(frozen=True)
+class Replay:
+    """What a round replays from its observation: the starting design, the earlier attempts in
+    order, and what the method learned from each of them but the latest (round k's `learn`
+    record is stored in round k+1's notes under "learned"; None where there is none)."""
 
-    An attempt's feedback is the loop's next message (recorded by methods with `records_feedback` in
-    the next round's notes; the latest one is the observation's own last message), and what a method
-    learned from it is in the next round's notes under "learned"."""
+    root: Attempt
+    attempts: tuple[Attempt, ...]
+    learned: tuple[dict[str, Any] | None, ...]
+
+
+def attempts_of(obs: Observation) -> Replay:
+    """The replay of an observation's history (core.records.RoundRecord, each with the report it
+    showed as its own field): every attempt carries the report the loop showed on it next, where
+    the method kept that round's message (`records_feedback`), and the observation's own report
+    for the latest."""
     history = sorted(obs.history or (), key=lambda h: h.round)
-    current = last_user(obs.messages)
     notes = [h.method_notes or {} for h in history]
     first = notes[0] if notes else {}
     start = first.get("start_score", obs.verdict.score) if history else obs.verdict.score
-    root = Attempt(0, None, _num(start), accepted=start is not None,
-                   feedback=str(first.get("feedback", "")) if history else current,
-                   shown_report=_shown_report(obs, history, 0, first if history else None))
-    attempts = []
+    root = Attempt.start(_num(start), report=_shown_report(obs, history, 0, first if history else None))
+    attempts, learned = [], []
     for i, h in enumerate(history):
         nxt = notes[i + 1] if i + 1 < len(history) else None
-        feedback = current if nxt is None else str(nxt.get("feedback", ""))
-        learned = None if nxt is None else nxt.get("learned")
-        attempts.append(Attempt(h.round, h.script, _num(h.score), h.passed, h.accepted, list(h.errors_after),
-                                h.diagnosis or "", notes[i], feedback, learned if isinstance(learned, dict) else None,
-                                _shown_report(obs, history, i + 1, nxt)))
-    return root, attempts
+        attempts.append(Attempt.of_round(h, report=_shown_report(obs, history, i + 1, nxt)))
+        if nxt is not None:
+            then = nxt.get("learned")
+            learned.append(then if isinstance(then, dict) else None)
+    return Replay(root, tuple(attempts), tuple(learned))
 
 
 def _shown_report(obs: Observation, history: list, k: int, notes_after: dict[str, Any] | None) -> str | None:
@@ -337,7 +314,7 @@ def seeded_rng(obs: Observation, *salt: Any) -> random.Random:
 
 def rank(attempts: list[Attempt]) -> list[Attempt]:
     """Scored attempts, best first (ties: the earlier one)."""
-    return sorted((a for a in attempts if a.scored), key=lambda a: (-a.value, a.round))
+    return sorted((a for a in attempts if a.valid), key=lambda a: (-a.value, a.index))
 
 
 def design_chat(obs: Observation, parent: Attempt, sections: list[tuple[str, str]], ask: str) -> tuple[dict[str, str], ...]:
@@ -345,9 +322,9 @@ def design_chat(obs: Observation, parent: Attempt, sections: list[tuple[str, str
     method's sections and the request. (The loop's chat of earlier rounds is not used: a search
     method chooses which design to build on.)"""
     parts = [f"Round {obs.round} of {obs.budget}."]
-    head = f"## The design to improve: {parent.label()}, {parent.score_text()}"
+    head = f"## The design to improve: {attempt_label(parent)}, {score_text(parent)}"
     parts.append(head + ("" if parent.program is None else "\n" + program_block(parent.program)))
-    report = parent.report or "(no report kept)"
+    report = report_of(parent) or "(no report kept)"
     parts.append(f"## The verifier's report on it\n{report}")
     for title, body in sections:
         if body.strip():

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.agents.base import Observation
-from simreflect.agents.methods.base import Attempt, int_option, rank
+from simreflect.agents.methods.base import int_option, rank
 from simreflect.agents.methods.expansion import ExpansionSearch
+from simreflect.core.records import Attempt
 
 
 class BeamSearchMethod(ExpansionSearch):
@@ -40,7 +41,7 @@ class BeamSearchMethod(ExpansionSearch):
 
     def next_parents(self, batch: list[Attempt]) -> list[int]:
         self.generation += 1
-        return [b.round for b in rank(list(self.nodes.values()))[:self.width]] or [0]
+        return [b.index for b in rank(list(self.nodes.values()))[:self.width]] or [0]
 
     def proposal_notes(self, parent: int, tried: list[Attempt]) -> dict[str, Any]:
         return {"beam": list(self.parents), "generation": self.generation}

@@ -23,7 +23,6 @@ from typing import Any
 
 from simreflect.agents.base import Observation
 from simreflect.agents.methods.base import (
-    Attempt,
     Method,
     Proposal,
     Step,
@@ -31,8 +30,10 @@ from simreflect.agents.methods.base import (
     int_option,
     program_block,
     rank,
+    score_text,
     seeded_rng,
 )
+from simreflect.core.records import Attempt
 
 ASK = ("Write an improved complete program: keep what works in the parent, borrow what helps from the inspirations, "
        "and fix what the report shows failing. Explain the change in the diagnosis.")
@@ -71,10 +72,10 @@ class EvolutionMethod(Method):
     def observe(self, attempt: Attempt) -> None:
         island = attempt.notes.get("island")
         if not isinstance(island, int) or not 0 <= island < self.n_islands:
-            island = (attempt.round - 1) % self.n_islands
-        self.nodes[attempt.round] = attempt
-        if attempt.scored and attempt.program is not None:
-            self.islands[island].append(attempt.round)
+            island = (attempt.index - 1) % self.n_islands
+        self.nodes[attempt.index] = attempt
+        if attempt.valid and attempt.program is not None:
+            self.islands[island].append(attempt.index)
             self._trim(island)
         self.count += 1
         if self.n_islands > 1 and self.count % self.migrate_every == 0:
@@ -84,7 +85,7 @@ class EvolutionMethod(Method):
                 if best is not None and best not in self.islands[dest]:
                     self.islands[dest].append(best)
                     self._trim(dest)
-                    self.migrations.append({"after": attempt.round, "node": best, "from": src, "to": dest})
+                    self.migrations.append({"after": attempt.index, "node": best, "from": src, "to": dest})
 
     def propose(self, obs: Observation, step: Step) -> Proposal:
         island = (obs.round - 1) % self.n_islands
@@ -93,12 +94,12 @@ class EvolutionMethod(Method):
         contestants = rng.sample(members, min(self.tournament, len(members)))
         parent = max(contestants, key=self._key)
         pool = [a for a in rank(list(self.nodes.values()))
-                if a.round != parent and a.program is not None and a.program != self.nodes[parent].program]
+                if a.index != parent and a.program is not None and a.program != self.nodes[parent].program]
         inspirations = pool[:self.n_inspirations]
-        body = "\n\n".join(f"### Attempt {a.round} ({a.score_text()})\n{program_block(a.program)}" for a in inspirations)
+        body = "\n\n".join(f"### Attempt {a.index} ({score_text(a)})\n{program_block(a.program)}" for a in inspirations)
         chat = design_chat(obs, self.nodes[parent],
                            [("Inspirations: other high-scoring designs (for ideas; do not copy them blindly)", body)], ASK)
         return Proposal(chat, {"island": island, "parent": parent, "contestants": contestants,
-                               "inspirations": [a.round for a in inspirations],
+                               "inspirations": [a.index for a in inspirations],
                                "islands": [list(m) for m in self.islands],
                                "migrations": len(self.migrations)})

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.agents.base import Observation
-from simreflect.agents.methods.base import Attempt, Method, Proposal, Step, design_chat
+from simreflect.agents.methods.base import Method, Proposal, Step, design_chat, score_text
+from simreflect.core.records import Attempt
 
 
 class ExpansionSearch(Method):
@@ -35,11 +36,11 @@ class ExpansionSearch(Method):
         parent = attempt.notes.get("parent")
         if parent not in self.nodes:
             parent = self.scheduled_parent()
-        self.nodes[attempt.round] = attempt
-        self.children.setdefault(parent, []).append(attempt.round)
-        self.children[attempt.round] = []
+        self.nodes[attempt.index] = attempt
+        self.children.setdefault(parent, []).append(attempt.index)
+        self.children[attempt.index] = []
         self.added(attempt, parent)
-        self.batch.append(attempt.round)
+        self.batch.append(attempt.index)
         if len(self.batch) >= len(self.parents) * self.per_parent:
             self.parents = self.next_parents([self.nodes[i] for i in self.batch])
             self.batch = []
@@ -47,7 +48,7 @@ class ExpansionSearch(Method):
     def propose(self, obs: Observation, step: Step) -> Proposal:
         parent = self.scheduled_parent()
         tried = [self.nodes[c] for c in self.children.get(parent, [])]
-        lines = [f"- attempt {c.round} ({c.score_text()}): {c.diagnosis.strip()[:400] or '(no diagnosis)'}"
+        lines = [f"- attempt {c.index} ({score_text(c)}): {c.diagnosis.strip()[:400] or '(no diagnosis)'}"
                  for c in tried]
         chat = design_chat(obs, self.nodes[parent], [(self.tried_heading, "\n".join(lines))], self.ask)
         return Proposal(chat, {"parent": parent, **self.proposal_notes(parent, tried)})

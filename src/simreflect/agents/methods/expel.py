@@ -28,16 +28,19 @@ from typing import Any
 
 from simreflect.agents.base import Observation
 from simreflect.agents.methods.base import (
-    Attempt,
     Method,
     Proposal,
     Step,
+    attempt_label,
     int_option,
     program_block,
     rank,
+    report_of,
+    score_text,
     task_text,
     with_section,
 )
+from simreflect.core.records import Attempt
 
 INSIGHT_SYSTEM = """\
 You extract general insights for a design task by comparing a better and a worse attempt at it. You
@@ -96,23 +99,23 @@ class InsightMethod(Method):
         return sorted(self.insights.items(), key=lambda kv: (-kv[1]["votes"], order[kv[0]]))
 
     def _describe(self, a: Attempt, title: str) -> str:
-        program = ("(the program given in the task description)" if a.round == 0 else program_block(a.program))
-        what = a.report or a.outcome or a.feedback.strip() or "(no report kept)"
-        return f"## {title}: {a.label()}, {a.score_text()}\n{program}\n\nWhat the simulator reported:\n{what[:3000]}"
+        program = ("(the program given in the task description)" if a.index == 0 else program_block(a.program))
+        what = report_of(a) or a.outcome or "(no report kept)"
+        return f"## {title}: {attempt_label(a)}, {score_text(a)}\n{program}\n\nWhat the simulator reported:\n{what[:3000]}"
 
     def learn(self, obs: Observation, latest: Attempt, step: Step) -> dict[str, Any] | None:
         if latest.passed:
             return None
         ranked = rank(self.seen)
         if not ranked:
-            return {"round": latest.round, "skipped": "nothing scored yet to compare", "operations": [], "rejected": []}
+            return {"round": latest.index, "skipped": "nothing scored yet to compare", "operations": [], "rejected": []}
         better = ranked[0]
-        if latest.round != better.round:
+        if latest.index != better.index:
             worse = latest
         elif len(ranked) > 1:
             worse = ranked[1]
         else:
-            return {"round": latest.round, "skipped": "no worse attempt to compare", "operations": [], "rejected": []}
+            return {"round": latest.index, "skipped": "no worse attempt to compare", "operations": [], "rejected": []}
         current = "\n".join(f"{i} [importance {v['votes']}]: {v['text']}" for i, v in self.ordered()) or "(none yet)"
         chat = [{"role": "system", "content": INSIGHT_SYSTEM},
                 {"role": "user", "content": f"## The task\n{task_text(obs)}\n\n## Current insights\n{current}\n\n"
@@ -124,7 +127,7 @@ class InsightMethod(Method):
         rejected += [{"line": j, "reason": "not an operation"} for j in junk]
         if not applied and (junk or not ops):
             step.fail("no usable operation in the answer")
-        return {"round": latest.round, "better": better.round, "worse": worse.round, "operations": applied,
+        return {"round": latest.index, "better": better.index, "worse": worse.index, "operations": applied,
                 "rejected": rejected[:10]}
 
     def _check(self, ops: list[dict[str, str]]) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:

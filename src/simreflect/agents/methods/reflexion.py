@@ -16,16 +16,17 @@ from typing import Any
 
 from simreflect.agents.base import Observation
 from simreflect.agents.methods.base import (
-    Attempt,
     Method,
     Proposal,
     Step,
     aux_text,
     int_option,
+    last_user,
     program_block,
     task_text,
     with_section,
 )
+from simreflect.core.records import Attempt
 
 REFLECTOR_SYSTEM = """\
 You write a short reflection on a failed attempt at a design task, for your own next attempt. You
@@ -51,16 +52,16 @@ class ReflexionMethod(Method):
         if latest.passed:
             return None
         earlier = "\n".join(f"- after attempt {r}: {t}" for r, t in self.reflections) or "(none)"
-        what = latest.feedback.strip() or "(no report)"
+        what = last_user(obs.messages).strip() or "(no report)"  # the loop's message on the latest attempt
         chat = [{"role": "system", "content": REFLECTOR_SYSTEM},
-                {"role": "user", "content": f"## The task\n{task_text(obs)}\n\n## Attempt {latest.round}: the program\n"
+                {"role": "user", "content": f"## The task\n{task_text(obs)}\n\n## Attempt {latest.index}: the program\n"
                                             f"{program_block(latest.program)}\n\n## What happened\n{what}\n\n"
                                             f"## Your earlier reflections\n{earlier}"}]
         text = aux_text(step.ask("reflection", chat), limit=1500)
         if not text:
             step.fail("empty reflection")
-            return {"round": latest.round, "reflection": "", "error": "empty reflection"}
-        return {"round": latest.round, "reflection": text}
+            return {"round": latest.index, "reflection": "", "error": "empty reflection"}
+        return {"round": latest.index, "reflection": text}
 
     def absorb(self, learned: dict[str, Any]) -> None:
         text = str(learned.get("reflection") or "")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.agents.base import Observation
-from simreflect.agents.methods.base import Attempt, Method, Proposal, Step, aux_text, last_user, task_text, with_section
+from simreflect.agents.methods.base import Method, Proposal, Step, aux_text, last_user, task_text, with_section
+from simreflect.core.records import Attempt
 
 REVIEWER_SYSTEM = """\
 You review a failed attempt. You are shown the task, and the verifier's report on the latest

@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.agents.base import Observation
-from simreflect.agents.methods.base import Attempt, int_option, rank
+from simreflect.agents.methods.base import int_option, rank
 from simreflect.agents.methods.expansion import ExpansionSearch
+from simreflect.core.records import Attempt
 
 
 class TreeOfThoughtsMethod(ExpansionSearch):
@@ -41,12 +42,12 @@ class TreeOfThoughtsMethod(ExpansionSearch):
         self.depth_of: dict[int, int] = {0: 0}
 
     def added(self, attempt: Attempt, parent: int) -> None:
-        self.depth_of[attempt.round] = self.depth_of[parent] + 1
+        self.depth_of[attempt.index] = self.depth_of[parent] + 1
 
     def next_parents(self, batch: list[Attempt]) -> list[int]:
         best = rank(batch)[:self.beam]
-        return [b.round for b in best] if best else self.parents  # nothing scored: the same frontier again
+        return [b.index for b in best] if best else self.parents  # nothing scored: the same frontier again
 
     def proposal_notes(self, parent: int, tried: list[Attempt]) -> dict[str, Any]:
         return {"depth": self.depth_of[parent] + 1, "frontier": list(self.parents),
-                "siblings": [c.round for c in tried]}
+                "siblings": [c.index for c in tried]}

@@ -10,7 +10,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from simreflect.core.attempt import TrustedSideFailure
 from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
 from simreflect.core.evidence import EvidenceLevel, render_report
 from simreflect.core.program import ProgramRun, refuse_program
+from simreflect.core.records import RoundRecord
 from simreflect.core.sandbox import (
     SANDBOX_WORKDIR,
     Limits,
@@ -270,9 +271,9 @@ class AuditSuite(Suite):
     def load_task(self, path: Path) -> Task:
         return self.load_tasks(Path(path))[0]
 
-    def episode_flags(self, rounds: list[dict]) -> list[str]:
+    def episode_flags(self, rounds: Sequence[RoundRecord]) -> list[str]:
         """verify_gain: the script's verdict flipped to 'supported' after feedback on an earlier round."""
-        verdicts = [(r.get("verdict") or {}).get("diagnostics", {}).get("verdict") for r in rounds]
+        verdicts = [(r.verdict or {}).get("diagnostics", {}).get("verdict") for r in rounds]
         claims = [c for c in verdicts if c]  # rounds whose script stated a verdict
         flips = any(c == "supported" and any(e != "supported" for e in claims[:i]) for i, c in enumerate(claims))
         return ["verify_gain"] if flips else []
