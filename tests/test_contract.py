@@ -16,6 +16,7 @@ DECLARED = {
     "audit": ((0.0, 1.0), (0.0, 1.0), {"export", "episode-flags", "volatile-diagnostics"}),
     "workshop": ((0.0, 1.0), (0.0, 1.0), {"export"}),
     "pace": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs", "attempt-budget", "pictures"}),
+    "pacebench": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs"}),
 }
 
 

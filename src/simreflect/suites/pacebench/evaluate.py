@@ -31,7 +31,7 @@ from simreflect.suites.pacebench.policy import Policy, policy_for
 
 PROGRAM_FILE = "agent.py"
 PROGRAM_MODULES = ("simreflect.suites.pacebench.runner",)
-DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_TIMEOUT_S = 3600.0
 STEP_TIMEOUT_S = 5.0
 MAX_MESSAGE_BYTES = 4 << 20
 #: How the program's messages are read (core.untrusted, by the session): a call or a returned

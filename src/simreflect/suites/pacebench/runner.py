@@ -14,7 +14,9 @@ stdin, one reply on stdout:
     an exception in the program  -> {"op": "failed", "where": "load"|"build"|"act", "type": str, "error": str}
 
 Anything else from the trusted side (a refusal ends the evaluation) makes the runner exit.
-Names starting with `_` on a handle are the program's own scratch (kept here, never sent).
+Names starting with `_` on a body or joint handle are the program's own scratch (kept here, never
+sent; PACE-Bench's C_01 reference keeps its integrator state on the cart body); on the sandbox
+they are asked for, and refused.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class _Link:
         return msg
 
     def ask(self, call: dict):
+        if call.get("kind") != "get":
+            EPOCH[0] += 1
         self.send(call)
         msg = self.receive()
         op = msg.get("op")
@@ -62,6 +66,9 @@ class _Link:
 
 
 LINK: _Link | None = None
+#: Bumped at every request of the trusted side and every call or assignment of the program: a
+#: handle's snapshot (bridge.Encoder) answers reads only within the epoch it arrived in.
+EPOCH = [0]
 _FN = object()
 _BUILTIN_ERRORS = {"ValueError": ValueError, "TypeError": TypeError, "AttributeError": AttributeError,
                    "IndexError": IndexError, "KeyError": KeyError, "ZeroDivisionError": ZeroDivisionError,
@@ -145,20 +152,24 @@ class Vec:
 class Handle:
     """An object of the environment (the sandbox itself, a body, a joint, the world)."""
 
-    __slots__ = ("_h", "_c", "_local")
+    __slots__ = ("_h", "_c", "_local", "_snap", "_epoch")
     _methods: dict[tuple[str, str], bool] = {}
 
-    def __init__(self, h: int, c: str) -> None:
+    def __init__(self, h: int, c: str, snap: dict | None = None) -> None:
         object.__setattr__(self, "_h", h)
         object.__setattr__(self, "_c", c)
         object.__setattr__(self, "_local", {})
+        object.__setattr__(self, "_snap", snap or {})
+        object.__setattr__(self, "_epoch", EPOCH[0])
 
     def __getattr__(self, name: str):
-        if name.startswith("_"):
+        if name.startswith("_") and self._h != 0:
             local = object.__getattribute__(self, "_local")
             if name in local:
                 return local[name]
             raise AttributeError(f"{self._c} has no attribute {name!r}")
+        if self._epoch == EPOCH[0] and name in self._snap:
+            return self._snap[name]
         h = self._h
         key = (self._c, name)
         if not Handle._methods.get(key):
@@ -175,10 +186,14 @@ class Handle:
         return method
 
     def __setattr__(self, name: str, value) -> None:
-        if name.startswith("_"):
+        if name.startswith("_") and self._h != 0:
             self._local[name] = value
             return
-        LINK.ask({"op": "call", "kind": "set", "h": self._h, "name": name, "value": encode(value)})
+        try:
+            wire = encode(value)
+        except (TypeError, ValueError):
+            wire = {"$x": type(value).__name__}  # the trusted side judges the name first, then refuses the value
+        LINK.ask({"op": "call", "kind": "set", "h": self._h, "name": name, "value": wire})
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Handle) and other._h == self._h
@@ -195,7 +210,9 @@ def decode(v):
         return [decode(x) for x in v]
     if isinstance(v, dict):
         if "$h" in v:
-            return Handle(int(v["$h"]), str(v.get("c", "object")))
+            snap = v.get("s")
+            snap = {str(k): decode(x) for k, x in snap.items()} if isinstance(snap, dict) else None
+            return Handle(int(v["$h"]), str(v.get("c", "object")), snap)
         if "$v" in v:
             return Vec(*v["$v"])
         if "$t" in v:
@@ -263,6 +280,7 @@ def main(argv: list[str]) -> int:
     action = None
     while True:
         msg = LINK.receive()
+        EPOCH[0] += 1
         op = msg.get("op")
         if op == "build":
             try:

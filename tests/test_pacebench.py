@@ -1,0 +1,174 @@
+"""The pacebench suite: PACE-Bench's own tasks from a checkout ($SIMREFLECT_PACEBENCH), the design
+program in the sandbox behind the proxy, PACE-Bench's scores repeated, and what PACE-Bench's
+in-process execution allows refused. Without a checkout every test but the first skips, saying so."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from simreflect.suites.pacebench import checkout
+from simreflect.suites.pacebench.checkout import PaceBenchMissing
+
+MISSING = checkout.available()
+needs_checkout = pytest.mark.skipif(bool(MISSING), reason=f"PACE-Bench checkout absent: {MISSING}")
+#: S_01 (a bridge, no controller): its evaluations take seconds, so the default run uses it.
+QUICK = "S_01"
+
+
+def test_without_a_checkout_the_suite_says_what_to_set(tmp_path, monkeypatch):
+    from simreflect.suites.pacebench.suite import PaceBenchSuite
+
+    monkeypatch.delenv(checkout.ENV_VAR, raising=False)
+    with pytest.raises(PaceBenchMissing, match="SIMREFLECT_PACEBENCH"):
+        checkout.checkout_root()
+    with pytest.raises(PaceBenchMissing, match="not a PACE-Bench checkout"):
+        PaceBenchSuite(str(tmp_path)).load_tasks()
+    assert "SIMREFLECT_PACEBENCH" in checkout.available(None)
+
+
+@needs_checkout
+def test_the_suite_has_pacebench_s_144_pairs_and_its_references():
+    from simreflect.core.registry import get_suite
+
+    suite = get_suite("pacebench")
+    tasks = suite.load_tasks()
+    assert len(tasks) == 144 and len({t.params["task"] for t in tasks}) == 36
+    task = next(t for t in tasks if t.id == f"{QUICK}.Stage-1")
+    assert "def build_agent(" in suite.oracle(task) and suite.oracle(task) != suite.source_program(task)
+    text = suite.instruction(task)
+    assert "# Success Criteria" in text and "sandbox.add_beam" in text
+
+
+@needs_checkout
+def test_a_sample_of_the_controls_scores_as_pacebench_scores_it():
+    from simreflect.suites.pacebench.parity import compare, pacebench_controls, simreflect_controls
+
+    theirs = pacebench_controls([QUICK])
+    ours = simreflect_controls([QUICK])
+    same, differences = compare(ours, theirs)
+    assert len(ours) == len(theirs) == 9
+    assert same == 9, differences
+    assert [c.success for c in ours] == [True] + [False, True] * 4  # the source fails every target
+
+
+@pytest.mark.slow
+@needs_checkout
+def test_all_324_controls_score_as_pacebench_scores_them():
+    from simreflect.suites.pacebench.parity import compare, pacebench_controls, simreflect_controls
+
+    checkout.load()
+    from pace_bench.tasks.registry import get_registry
+
+    names = [t.name for t in get_registry().benchmark_tasks]
+    theirs = pacebench_controls(names)
+    ours = simreflect_controls(names)
+    same, differences = compare(ours, theirs)
+    assert len(ours) == 324
+    assert same == 324, differences
+
+
+# --- what PACE-Bench's in-process execution allows and this suite refuses (each on S_01, refused
+# --- during the build, so no simulation runs)
+
+BEAM = "b = sandbox.add_beam(10.0, 5.0, 2.0, 0.2)\n"
+
+
+def _run(program: str, environment: str = "Initial"):
+    from simreflect.suites.pacebench.evaluate import evaluate
+
+    return evaluate(QUICK, environment, program)
+
+
+def _assert_failed_cleanly(result, *words):
+    assert not result.success and result.score == 0.0, (result.score, result.error)
+    for w in words:
+        assert w in (result.error or ""), result.error
+
+
+@needs_checkout
+def test_a_design_that_imports_os_finds_nothing_of_pacebench_in_the_sandbox():
+    stages = checkout.checkout_root() / "src/pace_bench/tasks/categories/Category1_Statics_Equilibrium/S_01/stages.py"
+    program = ("import os\n\ndef build_agent(sandbox):\n"
+               f"    hidden = open({str(stages)!r}).read()\n    return None\n")
+    _assert_failed_cleanly(_run(program), "Error building agent", "No such file")
+    program = "def build_agent(sandbox):\n    import pace_bench.evaluation.verification.simulation\n    return None\n"
+    _assert_failed_cleanly(_run(program), "No module named 'pace_bench'")
+
+
+@needs_checkout
+@pytest.mark.parametrize("reach, refusal", [
+    ("sandbox.world.gravity", "sandbox.world is not in the documented primitive API of S_01"),
+    ("sandbox._terrain_config", "'_terrain_config' is private"),
+    ("getattr(sandbox, '__dict__')", "'__dict__' is private"),
+    ("sandbox.add_beam(10.0, 5.0, 2.0, 0.2).fixtures[0].friction", "reading .fixtures of an environment object"),
+])
+def test_a_design_that_reads_hidden_parameters_through_the_environment_is_refused(reach, refusal):
+    result = _run(f"def build_agent(sandbox):\n    leak = {reach}\n    return None\n")
+    _assert_failed_cleanly(result, "Refused operation", refusal)
+    assert result.refused and result.metrics["error_type"] == "refused_operation"
+
+
+@needs_checkout
+def test_a_design_that_sets_a_body_position_is_refused_where_pacebench_lets_it():
+    program = f"def build_agent(sandbox):\n    {BEAM}    b.position = (30.0, 12.0)\n    return b\n"
+    result = _run(program)
+    _assert_failed_cleanly(result, "assigning .position of an environment object is not allowed")
+    # PACE-Bench's own static check lets it through: the beam is a tool the design created
+    from pace_bench.evaluation.verification.verifier import CodeVerifier
+
+    verifier = CodeVerifier("Category1_Statics_Equilibrium/S_01")
+    try:
+        verifier._check_prohibited_operations(program)
+    finally:
+        verifier.cleanup()
+
+
+@needs_checkout
+@pytest.mark.parametrize("patch, words", [
+    ("sandbox.step = lambda dt: None", ("assigning sandbox.step is refused",)),
+    ("import pace_bench.evaluation.verification.verifier as v\n    v.CodeVerifier = None", ("No module named",)),
+])
+def test_a_design_that_patches_the_simulation_or_the_evaluator_fails(patch, words):
+    _assert_failed_cleanly(_run(f"def build_agent(sandbox):\n    {patch}\n    return None\n"), *words)
+
+
+@needs_checkout
+def test_a_fake_body_that_reports_the_goal_cannot_stand_in_for_a_real_one():
+    """In PACE-Bench's process build_agent may return any object with a `position`; the evaluator and
+    the stuck detector read it. Here only the environment's own objects cross the pipe."""
+    program = ("class Fake:\n    class position:\n        x, y = 1e3, 1e3\n\n"
+               "def build_agent(sandbox):\n    return Fake()\n")
+    _assert_failed_cleanly(_run(program), "Error building agent", "cannot be passed to the environment")
+
+
+@needs_checkout
+def test_a_design_that_floods_the_pipe_is_stopped(monkeypatch):
+    from simreflect.suites.pacebench import bridge
+
+    monkeypatch.setattr(bridge, "MAX_CALLS_PER_TURN", 50)
+    program = "def build_agent(sandbox):\n    for _ in range(1000):\n        sandbox.get_structure_mass()\n"
+    _assert_failed_cleanly(_run(program), "more than 50 environment calls in one build")
+
+
+@needs_checkout
+def test_garbage_on_the_reply_channel_is_a_clean_failure():
+    program = "import os\n\ndef build_agent(sandbox):\n    os.write(4, b'\\x00not json\\n')\n    return None\n"
+    result = _run(program)
+    _assert_failed_cleanly(result, "Verification process error")
+    assert "not one JSON value" in result.error
+
+
+@needs_checkout
+def test_the_writes_a_reference_needs_are_allowed_in_its_task_alone():
+    from pace_bench.tasks.registry import get_registry
+
+    from simreflect.suites.pacebench.policy import policy_for
+
+    registry = get_registry()
+    d05, s01 = (policy_for(registry.resolve(n), registry) for n in ("D_05", "S_01"))
+    assert "angularVelocity" in d05.writes and not s01.writes
+    assert not d05.refusal(False, "set", "angularVelocity") and s01.refusal(False, "set", "angularVelocity")
+    assert "bodies" in d05.sandbox_names and "bodies" not in s01.sandbox_names
+    assert d05.refusal(False, "set", "position") and d05.refusal(True, "set", "bodies")
