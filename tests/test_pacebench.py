@@ -43,30 +43,43 @@ def test_the_suite_has_pacebench_s_144_pairs_and_its_references():
 
 @needs_checkout
 def test_a_sample_of_the_controls_scores_as_pacebench_scores_it():
-    from simreflect.suites.pacebench.parity import compare, pacebench_controls, simreflect_controls
+    """The source on its own environment and on a target, and the target's reference (S_01)."""
+    from simreflect.suites.pacebench.parity import compare, controls, pacebench_controls, simreflect_controls
 
-    theirs = pacebench_controls([QUICK])
-    ours = simreflect_controls([QUICK])
+    items = controls([QUICK])[:3]
+    theirs, ours = pacebench_controls(items), simreflect_controls(items)
     same, differences = compare(ours, theirs)
-    assert len(ours) == len(theirs) == 9
-    assert same == 9, differences
-    assert [c.success for c in ours] == [True] + [False, True] * 4  # the source fails every target
+    assert len(ours) == len(theirs) == 3 and same == 3, differences
+    assert [c.success for c in ours] == [True, False, True]  # the source fails the target
 
 
 @pytest.mark.slow
 @needs_checkout
+@pytest.mark.skipif(os.environ.get("SIMREFLECT_PACEBENCH_FULL") != "1",
+                    reason="the 324 controls take hours on 2 shared cores: set SIMREFLECT_PACEBENCH_FULL=1")
 def test_all_324_controls_score_as_pacebench_scores_them():
-    from simreflect.suites.pacebench.parity import compare, pacebench_controls, simreflect_controls
+    from simreflect.suites.pacebench.parity import compare, controls, pacebench_controls, simreflect_controls
 
     checkout.load()
     from pace_bench.tasks.registry import get_registry
 
-    names = [t.name for t in get_registry().benchmark_tasks]
-    theirs = pacebench_controls(names)
-    ours = simreflect_controls(names)
+    items = controls([t.name for t in get_registry().benchmark_tasks])
+    theirs, ours = pacebench_controls(items), simreflect_controls(items)
     same, differences = compare(ours, theirs)
-    assert len(ours) == 324
-    assert same == 324, differences
+    assert len(ours) == 324 and same == 324, differences
+
+
+@pytest.mark.slow
+@needs_checkout
+@pytest.mark.parametrize("name", ["S_01", "E_06", "F_03"])
+def test_every_control_of_a_task_scores_as_pacebench_scores_it(name):
+    """All nine controls of a statics task, a short exotic one and the excavator (motor writes)."""
+    from simreflect.suites.pacebench.parity import compare, controls, pacebench_controls, simreflect_controls
+
+    items = controls([name])
+    theirs, ours = pacebench_controls(items), simreflect_controls(items)
+    same, differences = compare(ours, theirs)
+    assert len(ours) == 9 and same == 9, differences
 
 
 # --- what PACE-Bench's in-process execution allows and this suite refuses (each on S_01, refused

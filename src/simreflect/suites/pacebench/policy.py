@@ -7,10 +7,9 @@ with `_`, never an assignment.
 
 On the handles the environment returns (bodies, joints, the world): reading a few kinematic
 readouts (BASE_READS) and whatever the task's reference solutions read; calling a method the
-task's documented API or its references call; assigning only the attributes the task's
-references assign (velocities, motor speeds: PACE-Bench lets them, README.md lists them) and never
-one of NEVER_WRITTEN (positions, angles, material and mass: the hidden parameters and the state the
-evaluator judges). Everything else is refused, and the refusal is the verdict.
+task's documented API or its references call; assigning only those of WRITABLE (velocities, motor
+speeds) the task's references assign (README.md lists them), so never a position, an angle, a
+material or a mass. Everything else is refused, and the refusal is the verdict.
 """
 
 from __future__ import annotations
@@ -23,11 +22,11 @@ from typing import Any
 
 #: Readouts of any handle every task allows (the kinematic state PACE-Bench's prompts describe).
 BASE_READS = frozenset({"position", "x", "y", "angle", "linearVelocity", "angularVelocity", "worldCenter"})
-#: Attributes no design may assign, whatever a reference does.
-NEVER_WRITTEN = frozenset({"position", "angle", "transform", "friction", "density", "restitution", "mass",
-                           "massData", "gravity", "type", "userData", "fixtures", "shape", "radius",
-                           "localCenter", "inertia", "awake", "active", "enabled", "sensor", "categoryBits",
-                           "maskBits", "groupIndex", "filterData"})
+#: What a reference's assignment can open up on a handle: a body's velocities, a joint's motor
+#: (PACE-Bench's static check lets a design assign them; its references do). Assignments of other
+#: names in a reference are to the program's own objects, never to the environment's.
+WRITABLE = frozenset({"linearVelocity", "angularVelocity", "motorSpeed", "motorEnabled", "maxMotorTorque",
+                      "maxMotorForce"})
 _SANDBOX_NAME = re.compile(r"sandbox\.([a-zA-Z0-9_]+)")
 _METHOD_NAME = re.compile(r"\.([A-Za-z][A-Za-z0-9_]*)\(")
 ENVIRONMENTS = ("Initial", "Stage-1", "Stage-2", "Stage-3", "Stage-4")
@@ -101,4 +100,4 @@ def policy_for(task: Any, registry: Any) -> Policy:
         writes |= w
     sandbox = {n for n in sandbox if not n.startswith("_")}
     return Policy(task.name, frozenset(sandbox), frozenset(reads),
-                  frozenset(c for c in calls if not c.startswith("_")), frozenset(writes - NEVER_WRITTEN))
+                  frozenset(c for c in calls if not c.startswith("_")), frozenset(writes & WRITABLE))
