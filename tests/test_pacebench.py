@@ -185,3 +185,73 @@ def test_the_writes_a_reference_needs_are_allowed_in_its_task_alone():
     assert not d05.refusal(False, "set", "angularVelocity") and s01.refusal(False, "set", "angularVelocity")
     assert "bodies" in d05.sandbox_names and "bodies" not in s01.sandbox_names
     assert d05.refusal(False, "set", "position") and d05.refusal(True, "set", "bodies")
+
+
+# --- the trusted end of the pipe, fuzzed: whatever a call message says, the bridge answers it or
+# --- refuses it, and never raises anything else into the evaluation
+
+def _s01_bridge():
+    from pace_bench.evaluation.verification.verifier import CodeVerifier
+    from pace_bench.tasks.registry import get_registry
+
+    from simreflect.suites.pacebench.bridge import Bridge
+    from simreflect.suites.pacebench.policy import policy_for
+
+    registry = get_registry()
+    task = registry.resolve(QUICK)
+    initial = registry.environments(task)[0]
+    verifier = CodeVerifier(task.full_name, env_overrides=initial.overrides, registry=registry)
+    environment = verifier._init_environment()
+    verifier.cleanup()
+    return Bridge(lambda msg, timeout: None, environment, policy_for(task, registry), 1.0)
+
+
+@needs_checkout
+def test_hostile_call_messages_are_answered_or_refused_never_raised():
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from simreflect.suites.pacebench.bridge import Refused
+
+    bridge = _s01_bridge()
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                        st.floats(-1e6, 1e6, allow_nan=False), st.text(max_size=8))
+    tagged = st.one_of(st.fixed_dictionaries({"$h": st.integers(-3, 5)}),
+                       st.fixed_dictionaries({"$v": st.lists(scalars, max_size=3)}),
+                       st.fixed_dictionaries({"$f": st.sampled_from(["nan", "inf", "-inf", "1", "x"])}),
+                       st.fixed_dictionaries({"$x": st.text(max_size=4)}))
+    values = st.recursive(st.one_of(scalars, tagged),
+                          lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                  st.fixed_dictionaries({"$t": st.lists(inner, max_size=3)}),
+                                                  st.fixed_dictionaries({"$d": st.lists(st.lists(inner, min_size=2,
+                                                                                                 max_size=2),
+                                                                                        max_size=3)}),
+                                                  st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+                          max_leaves=12)
+    names = st.one_of(st.sampled_from(sorted(bridge.policy.sandbox_names) + ["world", "_terrain_config", "__dict__",
+                                                                             "position", "step", "fixtures"]),
+                      st.text(max_size=12))
+    calls = st.fixed_dictionaries({"op": st.just("call"), "kind": st.sampled_from(["get", "set", "invoke", "del"]),
+                                   "h": st.one_of(st.integers(-2, 4), values), "name": names},
+                                  optional={"args": st.one_of(st.lists(values, max_size=6), values),
+                                            "kwargs": st.one_of(st.dictionaries(names, values, max_size=3), values),
+                                            "value": values})
+    plausible = st.fixed_dictionaries({"op": st.just("call"), "kind": st.sampled_from(["get", "invoke"]),
+                                       "h": st.just(0), "name": st.sampled_from(sorted(bridge.policy.sandbox_names)),
+                                       "args": st.lists(scalars, max_size=5), "kwargs": st.just({})})
+    seen = {"answered": 0, "refused": 0}
+
+    @settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.one_of(plausible, calls))
+    def one(call):
+        try:
+            answer = bridge.serve(call)
+        except Refused as e:
+            assert str(e)
+            seen["refused"] += 1
+            return
+        assert answer["op"] in ("ret", "raise")
+        seen["answered"] += 1
+
+    one()
+    assert seen["answered"] > 10 and seen["refused"] > 10, seen
