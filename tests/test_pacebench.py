@@ -255,3 +255,17 @@ def test_hostile_call_messages_are_answered_or_refused_never_raised():
 
     one()
     assert seen["answered"] > 10 and seen["refused"] > 10, seen
+
+
+@pytest.mark.slow
+@needs_checkout
+def test_the_suite_passes_the_checker_on_a_statics_pair():
+    """simreflect check: doing nothing fails, the oracle passes, verdicts repeat across processes,
+    hostile programs (crash, links, FIFOs, garbage) fail cleanly, nothing leaves the scale."""
+    from simreflect.core.registry import get_suite
+    from simreflect.testing.check import check_suite
+
+    suite = get_suite("pacebench")
+    report = check_suite(suite, suite.default_root(), tasks=(f"{QUICK}.Stage-1",))
+    assert report.ok, report.text()
+    assert report.checks >= 30
