@@ -269,3 +269,9 @@ def test_the_suite_passes_the_checker_on_a_statics_pair():
     report = check_suite(suite, suite.default_root(), tasks=(f"{QUICK}.Stage-1",))
     assert report.ok, report.text()
     assert report.checks >= 30
+
+
+@needs_checkout
+def test_doing_nothing_fails():
+    result = _run("def build_agent(sandbox):\n    return None\n")
+    assert not result.success and result.score < 0 and result.error is None
