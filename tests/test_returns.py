@@ -79,7 +79,7 @@ def test_the_found_farming_sequences_return_their_best_attempt():
 
 def test_crash_rewards_are_each_suites_lowest():
     floors = {name: get_suite(name).crash_reward for name in suite_names()}
-    assert floors == {"gait": 0.0, "audit": 0.0, "pace": -1.0, "workshop": 0.0}
+    assert floors == {"gait": 0.0, "audit": 0.0, "pace": -1.0, "pacebench": -1.0, "workshop": 0.0}
 
 
 @pytest.mark.parametrize("bad", [

@@ -1,0 +1,105 @@
+"""The control evaluations `pace-bench validate` runs, scored by PACE-Bench and by this suite.
+
+For each task: the source (Initial) reference on the source, then for every target stage the
+source reference on the target (expected to fail) and the stage's reference on the stage: 9
+evaluations a task, 324 for the 36 tasks. `pacebench_controls` runs them through PACE-Bench's own
+verifier as its `validate_task_references` does, in a process of its own, with the Python given
+(default: this one, which imports the checkout); `simreflect_controls` runs the same programs
+through evaluate.py (sandbox and proxy).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+
+from simreflect.suites.pacebench import checkout
+from simreflect.suites.pacebench.evaluate import evaluate
+
+TARGETS = ("Stage-1", "Stage-2", "Stage-3", "Stage-4")
+#: Run in the harness's process: PACE-Bench's verifier exactly as `validate_task_references` calls it
+#: (PhysicsVerifier, the task's max steps, headless, no GIF), its results as JSON lines.
+_HARNESS = """
+import json, sys
+from pace_bench.evaluation.verification.verifier import PhysicsVerifier
+from pace_bench.tasks.registry import get_reference_solution, get_registry, max_steps_for_task
+registry = get_registry()
+for name, reference, environment in json.loads(sys.argv[1]):
+    task = registry.resolve(name)
+    env = {str(e.environment_id): e for e in registry.environments(task)}[environment]
+    verifier = PhysicsVerifier(task, env, max_steps=max_steps_for_task(task), headless=True, save_gif=False,
+                               artifact_directory=None, registry=registry)
+    try:
+        r = verifier.verify(get_reference_solution(task, reference), 0)
+    finally:
+        verifier.close()
+    print(json.dumps([task.name, reference, environment, r.success, r.score, r.error]), flush=True)
+"""
+
+
+@dataclass(frozen=True)
+class ControlScore:
+    task: str
+    reference: str
+    environment: str
+    success: bool
+    score: float
+    error: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.task, self.reference, self.environment)
+
+
+def control_pairs(task: str) -> list[tuple[str, str]]:
+    """(reference environment, environment it runs on), in validate's order."""
+    out = [("Initial", "Initial")]
+    for stage in TARGETS:
+        out += [("Initial", stage), (stage, stage)]
+    return out
+
+
+def controls(tasks: list[str]) -> list[tuple[str, str, str]]:
+    """(task, reference environment, environment it runs on) of `tasks`, in validate's order."""
+    return [(name, ref, env) for name in tasks for ref, env in control_pairs(name)]
+
+
+def pacebench_controls(items: list[tuple[str, str, str]], root: str | None = None, python: str | None = None,
+                       timeout_s: float = 7200.0) -> list[ControlScore]:
+    """PACE-Bench's own scores of the controls `items`, from its verifier in a fresh process."""
+    src = str(checkout.checkout_root(root) / "src")
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1",
+           "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([python or sys.executable, "-c", _HARNESS, json.dumps([list(i) for i in items])],
+                          capture_output=True, text=True, env=env, timeout=timeout_s, check=True)
+    return [ControlScore(*json.loads(line)) for line in done.stdout.splitlines() if line.startswith("[")]
+
+
+def simreflect_controls(items: list[tuple[str, str, str]], root: str | None = None) -> list[ControlScore]:
+    """The same controls through this suite's evaluation (the program in the sandbox)."""
+    checkout.load(root)
+    from pace_bench.tasks.registry import get_reference_solution, get_registry
+
+    registry = get_registry()
+    out = []
+    for name, reference, environment in items:
+        spec = registry.resolve(name)
+        r = evaluate(name, environment, get_reference_solution(spec, reference), root=root)
+        out.append(ControlScore(spec.name, reference, environment, r.success, r.score, r.error))
+    return out
+
+
+def compare(ours: list[ControlScore], theirs: list[ControlScore]) -> tuple[int, list[dict]]:
+    """(identical count, the differences): identical means the same success and the same score."""
+    by_key = {c.key: c for c in theirs}
+    same, differences = 0, []
+    for c in ours:
+        other = by_key.get(c.key)
+        if other is not None and other.success == c.success and other.score == c.score:
+            same += 1
+        else:
+            differences.append({"simreflect": asdict(c), "pacebench": None if other is None else asdict(other)})
+    return same, differences
