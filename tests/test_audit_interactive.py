@@ -220,3 +220,74 @@ def test_a_killed_session_resumes_without_running_a_submission_twice(suite_task,
     assert results[0].status == "recovered" and "hello from the sandbox" in results[0].content
     assert [e.kind for e in read_calls(tmp_path / CALLS)] == ["python", "finish"]  # python ran once
     assert out.end.budget == "finish" and out.end.commands == 2 and len(agent.seen) == 1
+
+
+def _scripted_by_state(reference):
+    """The chat-completions reply for a chat: chosen by how many tool results it holds, so a resumed
+    session (whose chat is rebuilt from the transcript) gets the same reply as an uninterrupted one."""
+    plan = [("python", {"code": "import json; print('params', sorted(json.load(open('params.json'))))"}),
+            ("submit", {"script": CRASH}), ("python", {"code": "print('second look')"}),
+            ("submit", {"script": reference})]
+
+    def reply(request):
+        k = sum(1 for m in request["messages"] if m.get("role") == "tool")
+        name, args = plan[min(k, len(plan) - 1)]
+        return {"content": f"step {k}", "tool_calls": [_call(name, args, f"k{k}")]}
+    return reply
+
+
+@pytest.mark.slow
+def test_sigkill_at_several_turns_then_resume_equals_an_uninterrupted_run(suite_task, tmp_path):
+    """The same command resumes a session killed with SIGKILL: the same calls in the transcript,
+    each python and submit call run once (calls.jsonl), the same verdict."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    suite, task = suite_task
+    env = {**os.environ, "SIMREFLECT_CACHE": str(tmp_path / "cache")}
+    with ScriptedLLMServer([_scripted_by_state(suite.oracle(task))]) as server:
+        def command(out):
+            return [sys.executable, "-m", "simreflect.cli", "run", "audit", "--agent", "llm", "--mode", "interactive",
+                    "--bench", str(tasks_dir() / TASK), "--levels", "L1", "--out", str(out), "--model", "m",
+                    "--base-url", server.base_url]
+
+        def finish(out):
+            done = subprocess.run(command(out), env=env, capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+        def kill_at(out, lines):
+            proc = subprocess.Popen(command(out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)
+            path = session_dir(out, TASK, "L1") / TRANSCRIPT
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline and proc.poll() is None:
+                if path.is_file() and path.read_bytes().count(b"\n") >= lines:
+                    break
+                time.sleep(0.01)
+            assert proc.poll() is None, "the run ended before it could be killed"
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+        def outcome(out):
+            base = session_dir(out, TASK, "L1")
+            recs = Transcript(base / TRANSCRIPT).read()
+            rounds = [r for r in RunStore(out).read().records if r["type"] == "round"]
+            return {"calls": [r.message["tool_calls"][0]["function"]["arguments"] for r in recs if isinstance(r, TurnRecord)],
+                    "kinds": [e.kind for e in read_calls(base / CALLS)],
+                    "end": [(r.budget, r.turns, r.commands) for r in recs if isinstance(r, SessionEndRecord)],
+                    "passed": [r["passed"] for r in rounds]}
+
+        finish(tmp_path / "whole")
+        whole = outcome(tmp_path / "whole")
+        assert whole["passed"] == [True] and whole["end"] == [("passed", 4, 4)]
+        assert whole["kinds"] == ["python", "submit", "python", "submit"]
+        for name, kills in (("early", (1,)), ("middle", (4,)), ("twice", (2, 6))):
+            out = tmp_path / name
+            for lines in kills:
+                kill_at(out, lines)
+            finish(out)
+            got = outcome(out)
+            assert got == whole, name
