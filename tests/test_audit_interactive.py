@@ -291,3 +291,22 @@ def test_sigkill_at_several_turns_then_resume_equals_an_uninterrupted_run(suite_
             finish(out)
             got = outcome(out)
             assert got == whole, name
+
+
+def test_python_cannot_read_the_answer_keys_or_the_reference(suite_task, tmp_path):
+    """The python tool is a way to probe the filesystem: the task folder (keys.json, reference.py,
+    card.toml) is not in the sandbox, and the session's own calls.jsonl (verdicts) is outside it."""
+    suite, task = suite_task
+    world = AuditWorld(suite, task, tmp_path)
+    world.call(ToolCall("z", "python", {"code": "print(1)"}))
+    folder = suite.card(task).directory
+    keys = tasks_dir() / "icl-bayes-c1" / "keys.json"  # this task's key is in its card
+    assert keys.is_file() and (tmp_path / CALLS).is_file()  # there, outside the sandbox
+    probe = "\n".join(["import os"] + [
+        f"print({name!r}, 'READ' if os.path.exists({str(path)!r}) else 'absent')"
+        for name, path in (("keys", keys), ("reference", folder / "reference.py"),
+                           ("card", folder / "card.toml"), ("calls", tmp_path / CALLS), ("up", "../" + CALLS))])
+    status, shown = world.call(ToolCall("a", "python", {"code": probe}))
+    assert status == "ok", shown
+    for name in ("keys", "reference", "card", "calls", "up"):
+        assert f"{name} absent" in shown, shown
