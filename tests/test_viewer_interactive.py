@@ -10,7 +10,11 @@ import os
 import shutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
+
+from simreflect.core.interactive import parse_transcript
 
 from simreflect.run.interactive import TRANSCRIPT, session_dir
 from simreflect.run.runner import RunConfig, run
@@ -93,3 +97,49 @@ def test_interactive_episode_in_headless_chromium(run_dir):
         assert videos["x"] >= turns["x"] + turns["width"] - 1  # beside the turn list, not under it
         assert page.evaluate("document.querySelector('.videos img').naturalWidth") == 64  # the GIF loaded
         browser.close()
+
+
+_values = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=20),
+                    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
+_fields = {"turn": _values, "index": _values, "call_id": _values, "tool": _values, "content": _values,
+           "status": _values, "message": st.one_of(_values, st.fixed_dictionaries(
+               {"content": _values, "tool_calls": st.one_of(_values, st.lists(st.one_of(_values, st.fixed_dictionaries(
+                   {"function": st.one_of(_values, st.fixed_dictionaries({"name": _values, "arguments": _values}))})),
+                   max_size=3))})),
+           "budget": _values, "reason": _values, "turns": _values, "commands": _values}
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["turn", "tool_result", "session_end", "other"]),
+                          st.dictionaries(st.sampled_from(sorted(_fields)), _values, max_size=6)), max_size=6),
+       st.data())
+def test_a_hostile_transcript_renders_or_is_skipped_never_raises(lines, data):
+    """A transcript is data: lines of any field types either rebuild as records or are skipped, and
+    whatever rebuilds renders escaped."""
+    from simreflect.core.records import TRANSCRIPT_FORMAT, TRANSCRIPT_KEY
+    from simreflect.viewer import _turns_html
+
+    rows = []
+    for kind, fields in lines:
+        if "message" in fields or kind == "turn":
+            fields["message"] = data.draw(_fields["message"])
+        rows.append(json.dumps({"type": kind, TRANSCRIPT_KEY: TRANSCRIPT_FORMAT, **fields}, default=str))
+    page = _turns_html(parse_transcript(("\n".join(rows) + "\n").encode()))
+    assert isinstance(page, str) and "<script" not in page
+
+
+def test_a_transcript_whose_fields_have_the_wrong_types_still_renders_escaped():
+    from simreflect.core.records import TRANSCRIPT_FORMAT, TRANSCRIPT_KEY
+    from simreflect.viewer import _turns_html
+
+    head = {TRANSCRIPT_KEY: TRANSCRIPT_FORMAT}
+    lines = [{"type": "turn", "turn": [1], "message": {"content": ["<script>x</script>"], "tool_calls": "x"}, **head},
+             {"type": "tool_result", "turn": [1], "index": "0", "call_id": {}, "tool": 5, "content": {"a": "<script>"},
+              "status": ["ok"], **head},
+             {"type": "session_end", "budget": "<b>", "reason": None, "turns": "many", "commands": [], "sim_time": {},
+              "wall_s": "x", "prompt_tokens": None, "completion_tokens": 0, **head}]
+    records = parse_transcript("\n".join(json.dumps(x) for x in lines).encode())
+    assert len(records) == 3  # they rebuild: the viewer must cope with any field type
+    page = _turns_html(records)
+    assert "<script" not in page and "&lt;script&gt;" in page and "class='tool'>note<" in page
+    assert "session ended (&lt;b&gt;)" in page

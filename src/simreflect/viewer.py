@@ -212,10 +212,10 @@ def _turn_calls(message: Any) -> list[tuple[str, str]]:
 
 def _turns_html(records: list[Any]) -> str:
     """The session's turn list: each reply, its calls with their results, the harness's notes, the end."""
-    results: dict[Any, list[ToolResultRecord]] = {}
+    results: dict[str, list[ToolResultRecord]] = {}  # by the turn's text: a record's fields may be of any type
     for r in records:
         if isinstance(r, ToolResultRecord):
-            results.setdefault(r.turn, []).append(r)
+            results.setdefault(repr(r.turn), []).append(r)
     out = []
     for t in (r for r in records if isinstance(r, TurnRecord)):
         content = t.message.get("content") if isinstance(t.message, dict) else ""
@@ -225,8 +225,8 @@ def _turns_html(records: list[Any]) -> str:
         if content:
             out.append(f"<pre class='reply'>{_shown(content)}</pre>")
         calls = _turn_calls(t.message)
-        for res in sorted(results.get(t.turn, []), key=lambda r: r.index if isinstance(r.index, int) else 0):
-            k = res.index if isinstance(res.index, int) else -1
+        for res in sorted(results.get(repr(t.turn), []), key=lambda r: r.index if type(r.index) is int else 0):
+            k = res.index if type(res.index) is int else -1
             if 0 <= k < len(calls):
                 name, args = calls[k]
                 out.append(f"<div class='call'><span class='tool'>{_e(name)}</span>"
@@ -243,7 +243,7 @@ def _turns_html(records: list[Any]) -> str:
 
 
 def _status_class(status: Any) -> str:
-    return {"ok": "ok-result", "error": "error-result", "recovered": "recovered-result"}.get(status, "")
+    return {"ok": "ok-result", "error": "error-result", "recovered": "recovered-result"}.get(str(status), "")
 
 
 def _session_section(run_dir: Path, out: Path, row: dict[str, Any], stem: str) -> str:
