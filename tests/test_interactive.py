@@ -347,8 +347,8 @@ def test_cli_interactive_noop_fails_with_the_session_columns_and_bad_options_are
     for bad in (["--session", "wall=5"], ["--session", "max_turns=x"], ["--mode", "live"]):
         res = CliRunner().invoke(app, base + ["--out", str(tmp_path / "bad")] + bad)
         assert res.exit_code == 2, (bad, res.output)
-    res = CliRunner().invoke(app, ["run", "audit", "--agent", "noop", "--mode", "interactive", "--limit", "1",
-                                   "--out", str(tmp_path / "audit")])
+    res = CliRunner().invoke(app, ["run", "pace", "--agent", "noop", "--mode", "interactive", "--limit", "1",
+                                   "--out", str(tmp_path / "pace")])
     assert res.exit_code == 2 and "does not offer interactive episodes" in res.output, res.output
 
 

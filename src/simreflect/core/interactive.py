@@ -1,10 +1,12 @@
 """The interactive episode: one attempt is one persistent session that a model drives turn by turn
 with tools, until it calls `finish` or a budget ends it; then the suite grades the final state.
 
-Tools (OpenAI-compatible function calls, `TOOL_SPECS`):
+Tools (OpenAI-compatible function calls, `TOOL_SPECS`; a suite offers some of them):
     http(method, path, body)   one request to this session's service; its status and JSON reply
     python(code)               code run in the sandbox with the service reachable as for programs;
                                its exit status and output
+    submit(script)             hand in a program to be graded now (a suite with an attempt budget:
+                               audit); the grader's report comes back
     finish(summary)            end the session; the final state is graded
 An endpoint without tool support uses the text protocol (`TEXT_PROTOCOL`): each call is a fenced
 block ```tool {"name": ..., "arguments": {...}}```, the results come back in one user message.
@@ -70,10 +72,17 @@ TOOL_SPECS: dict[str, dict[str, Any]] = {
             "required": ["method", "path"], "additionalProperties": False}}},
     "python": {"type": "function", "function": {
         "name": "python",
-        "description": "Run Python code in the sandbox (its work directory persists between calls); the "
-                       "service URL is in $WORKSHOP_URL. Returns the exit status and the output.",
+        "description": "Run Python code in the sandbox (its work directory persists between calls; a "
+                       "workshop session's service URL is in $WORKSHOP_URL). Returns the exit status and the output.",
         "parameters": {"type": "object", "properties": {"code": {"type": "string"}},
                        "required": ["code"], "additionalProperties": False}}},
+    "submit": {"type": "function", "function": {
+        "name": "submit",
+        "description": "Submit a complete script as your answer: it runs in a fresh work directory and is "
+                       "graded at once; the grader's report (exit code, output tail, failed checks) comes back. "
+                       "Every submission counts against the attempt budget; a pass ends the session.",
+        "parameters": {"type": "object", "properties": {"script": {"type": "string"}},
+                       "required": ["script"], "additionalProperties": False}}},
     "finish": {"type": "function", "function": {
         "name": "finish",
         "description": "End the session: the final state is graded. Check the measured result first.",
@@ -84,17 +93,28 @@ TOOL_SPECS: dict[str, dict[str, Any]] = {
 TEXT_PROTOCOL = """## Tools (text protocol)
 Call a tool with a fenced block in your reply, one block per call (at most {calls} a reply):
 ```tool
-{{"name": "http", "arguments": {{"method": "GET", "path": "/state?fields=boards"}}}}
+{{"name": "{name}", "arguments": {example}}}
 ```
-Tools: http(method GET|POST, path, body: object), python(code: string), finish(summary: string).
+Tools: {signatures}.
 The results come back in the next message, one section per call, in order.
 """
 
+#: Per tool: its signature in the text protocol, what the tools note says of it, an example call.
+TOOL_NOTES: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "http": ("http(method GET|POST, path, body: object)",
+             "http(method, path, body) sends one request to the service and returns its status and JSON reply",
+             {"method": "GET", "path": "/state?fields=boards"}),
+    "python": ("python(code: string)", "python(code) runs code in the sandbox (its work directory persists "
+               "between calls; a service, if the session has one, reachable as for a program)", {"code": "print(1)"}),
+    "submit": ("submit(script: string)", "submit(script) runs a complete script in a fresh work directory and "
+               "grades it at once, counted against the attempt budget", {"script": "print(1)"}),
+    "finish": ("finish(summary: string)", "finish(summary) ends the session and the final state is graded",
+               {"summary": "done"}),
+}
+
 TOOLS_NOTE = """## Tools
-You work in one live session through tool calls: http(method, path, body) sends one request to the
-service and returns its status and JSON reply; python(code) runs code in the sandbox with the service
-reachable as for a program; finish(summary) ends the session and the final state is graded. A result
-longer than {limit} characters is cut with a note. Budgets: {budgets}.
+You work in one live session through tool calls: {tools}. A result longer than {limit} characters is
+cut with a note. Budgets: {budgets}.
 """
 
 _TOOL_BLOCK = re.compile(r"```tool[ \t]*\n(.*?)```", re.DOTALL)
@@ -144,7 +164,8 @@ def check_arguments(name: str, args: Any) -> dict[str, Any] | str:
     """The arguments of a call to tool `name` checked field by field, or why they are refused."""
     if not isinstance(args, dict):
         return f"the arguments of {name} are not a JSON object"
-    allowed = {"http": ("method", "path", "body"), "python": ("code",), "finish": ("summary",)}[name]
+    allowed = {"http": ("method", "path", "body"), "python": ("code",), "submit": ("script",),
+               "finish": ("summary",)}[name]
     extra = [k for k in args if k not in allowed]
     if extra:
         return f"{name} takes no argument {_short(extra[0])} (it takes {', '.join(allowed)})"
@@ -160,13 +181,14 @@ def check_arguments(name: str, args: Any) -> dict[str, Any] | str:
         if body is not None and not isinstance(body, dict):
             return "http body must be a JSON object (or omitted)"
         return {"method": method.upper(), "path": path, "body": body}
-    if name == "python":
-        code = args.get("code")
+    if name in ("python", "submit"):
+        field = allowed[0]
+        code = args.get(field)
         if not isinstance(code, str) or not code.strip():
-            return "python code must be a non-empty string"
+            return f"{name} {field} must be a non-empty string"
         if len(code) > MAX_CODE_CHARS:
-            return f"python code is {len(code)} characters, more than the {MAX_CODE_CHARS} accepted"
-        return {"code": code}
+            return f"{name} {field} is {len(code)} characters, more than the {MAX_CODE_CHARS} accepted"
+        return {field: code}
     summary = args.get("summary", "")
     if not isinstance(summary, str):
         return "finish summary must be a string"
@@ -328,18 +350,22 @@ class Transcript:
 
     def read(self) -> list[TurnRecord | ToolResultRecord | SessionEndRecord]:
         """The records in order; a line that is damaged, cut short or of another format is skipped."""
-        if not self.path.is_file():
-            return []
-        out: list[TurnRecord | ToolResultRecord | SessionEndRecord] = []
-        for raw in self.path.read_bytes().split(b"\n"):
-            if not raw.strip():
-                continue
-            try:
-                rec = load_json(raw, TRANSCRIPT_LIMITS, "a transcript line")
-                out.append(_record_from(rec))
-            except (ValueError, KeyError, TypeError):
-                continue
-        return out
+        return parse_transcript(self.path.read_bytes()) if self.path.is_file() else []
+
+
+def parse_transcript(data: bytes) -> list[TurnRecord | ToolResultRecord | SessionEndRecord]:
+    """The records of a transcript's bytes in order; a line that is damaged, cut short or of
+    another format is skipped."""
+    out: list[TurnRecord | ToolResultRecord | SessionEndRecord] = []
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            rec = load_json(raw, TRANSCRIPT_LIMITS, "a transcript line")
+            out.append(_record_from(rec))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
 
 
 def _record_from(rec: Any) -> TurnRecord | ToolResultRecord | SessionEndRecord:
@@ -396,7 +422,7 @@ class SessionOutcome:
     results: tuple[ToolResultRecord, ...]
 
 
-NO_CALL = "Your reply called no tool. Work through the tools: http, python, or finish when you are done."
+NO_CALL = "Your reply called no tool. Work through the tools, and call finish when you are done."
 
 
 def run_session(agent: TurnAgent, world: World, opening: list[dict[str, Any]], transcript: Transcript,
@@ -503,9 +529,14 @@ def turns_and_results(turns: Sequence[TurnRecord], results: Sequence[ToolResultR
     return out
 
 
-def tools_note(budgets: SessionBudgets, world_budgets: str, text_protocol: bool) -> str:
-    """What the opening message says of the tools and the budgets."""
-    text = TOOLS_NOTE.format(limit=MAX_RESULT_CHARS, budgets=(
+def tools_note(budgets: SessionBudgets, world_budgets: str, text_protocol: bool,
+               tools: Sequence[str] = ("http", "python", "finish")) -> str:
+    """What the opening message says of `tools` (a suite's interactive_tools) and the budgets."""
+    text = TOOLS_NOTE.format(tools="; ".join(TOOL_NOTES[t][1] for t in tools), limit=MAX_RESULT_CHARS, budgets=(
         f"{budgets.wall_s:g} s of wall time in all (your thinking included), {budgets.max_turns} turns, "
-        f"{budgets.max_tokens} tokens; {world_budgets}"))
-    return text + ("\n" + TEXT_PROTOCOL.format(calls=MAX_CALLS_PER_TURN) if text_protocol else "")
+        f"{budgets.max_tokens} tokens" + (f"; {world_budgets}" if world_budgets else "")))
+    if not text_protocol:
+        return text
+    first = tools[0]
+    return text + "\n" + TEXT_PROTOCOL.format(calls=MAX_CALLS_PER_TURN, name=first, example=json.dumps(TOOL_NOTES[first][2]),
+                                              signatures=", ".join(TOOL_NOTES[t][0] for t in tools))

@@ -28,7 +28,7 @@ from simreflect.run.store import EpisodeLog, RunStore, episode_key
 
 INTERACTIVE_DIR = "interactive"
 TRANSCRIPT = "transcript.jsonl"
-START = "Begin. Call the tools; call finish when the build is done and checked."
+START = "Begin. Call the tools; call finish when the work is done and checked."
 
 
 def session_dir(run_dir: Path, task_id: str, level: str, run: int = 0) -> Path:
@@ -41,7 +41,8 @@ def opening(suite: Suite, task: Task, budgets: SessionBudgets, text_protocol: bo
     if spec is not None:
         b = spec(task).budgets
         world = f"the build's {b.actions} actions and {b.sim_seconds:g} simulated seconds"
-    system = "\n".join([suite.interactive_instruction(task), tools_note(budgets, world, text_protocol)])
+    system = "\n".join([suite.interactive_instruction(task),
+                        tools_note(budgets, world, text_protocol, suite.interactive_tools)])
     return [{"role": "system", "content": system}, {"role": "user", "content": START}]
 
 

@@ -53,6 +53,18 @@ INTERFACE = """\
 """
 
 
+def interactive_note(budget: int) -> str:
+    """How an interactive session of an audit goes (core.interactive; suites/audit/interactive.py)."""
+    return (f"## This session\n"
+            f"You work in a live session. `python(code)` runs code in your sandboxed work directory (it holds\n"
+            f"{PARAMS_FILE} and {CONTRACT_FILE}; what your code leaves there is kept between calls) and shows its\n"
+            f"exit code and output: try your experiment before you hand it in. `submit(script)` hands in your\n"
+            f"audit: the script runs as {SCRIPT_FILE} in a fresh work directory holding only {PARAMS_FILE} and\n"
+            f"{CONTRACT_FILE}, is graded at once, and the grader's report (exit code, output tail, failed checks)\n"
+            f"comes back. You have {budget} submissions; a pass ends the session, and so does the last submission.\n"
+            f"The session's verdict is your last submission's. `finish(summary)` ends the session early.\n")
+
+
 def sample_level() -> float:
     return ladder()["integrity"]["sample_level"]
 

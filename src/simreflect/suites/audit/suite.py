@@ -327,6 +327,29 @@ class AuditSuite(Suite):
         out = ["keyed"] if card.keyed else []
         return out + [f"key: {card.key_strength}", f"domain: {card.domain}"]
 
+    # ----- interactive episodes (core.contract.InteractiveEpisodes; suites/audit/interactive.py) ---
+
+    interactive_tools = ("python", "submit", "finish")
+
+    def open_world(self, task: Task, base: Path, wall_used_s: float = 0.0):
+        from simreflect.suites.audit.interactive import AuditWorld
+
+        return AuditWorld(self, task, Path(base), budget=self.protocol.budget, tools=self.interactive_tools)
+
+    def grade_world(self, task: Task, world) -> Verdict:
+        from simreflect.suites.audit.interactive import no_submission_verdict
+
+        verdict = world.verdict()
+        return verdict if verdict is not None else no_submission_verdict(self, task)
+
+    def interactive_instruction(self, task: Task) -> str:
+        return "\n".join([self.instruction(task), notes.INTERFACE, notes.interactive_note(self.protocol.budget)])
+
+    def interactive_oracle(self, task: Task):
+        from simreflect.suites.audit.interactive import ReferenceSubmitAgent
+
+        return ReferenceSubmitAgent(self.oracle(task))
+
 
 def grade_script(task_id: str, script: str, root: Path | None = None, timeout_s: float = SCRIPT_TIMEOUT_S,
                  workdir: Path | None = None) -> tuple[Card, Verdict]:
