@@ -13,7 +13,7 @@ from simreflect.core.registry import get_suite, suite_names
 #: What each suite declares; a change here is a change of the benchmark's meaning.
 DECLARED = {
     "gait": ((0.0, 1.0), (0.0, 1.0), {"export", "baseline-agent", "pictures"}),
-    "audit": ((0.0, 1.0), (0.0, 1.0), {"export", "episode-flags", "volatile-diagnostics"}),
+    "audit": ((0.0, 1.0), (0.0, 1.0), {"export", "episode-flags", "volatile-diagnostics", "interactive"}),
     "workshop": ((0.0, 1.0), (0.0, 1.0), {"export", "interactive"}),
     "pace": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs", "attempt-budget", "pictures",
                                             "broken-tasks"}),
