@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from simreflect.cli import app, default_workers
+from simreflect.core import registry
 
 runner = CliRunner()
 
@@ -65,7 +66,9 @@ def test_a_missing_path_is_one_line_not_a_traceback(tmp_path):
 def test_an_unknown_suite_reads_without_stray_quotes(tmp_path):
     res = invoke("run", "nosuch", "--agent", "noop", "--out", str(tmp_path / "r"))
     assert res.exit_code == 2
-    assert "error: unknown suite 'nosuch'; known suites: audit, gait, pace, workshop" in res.output
+    known = ", ".join(registry.names("suite"))
+    assert f"error: unknown suite 'nosuch'; known suites: {known}" in res.output
+    assert "pace" in known and "workshop" in known
     assert "\"unknown" not in res.output
 
 

@@ -91,9 +91,15 @@ def round_of(body) -> int:
     return max(rounds) if rounds else 0
 
 
+from simreflect.agents.preflight import PROMPT as PREFLIGHT_PROMPT  # noqa: E402
+
+
 def respond(body, solve_later_stages: bool = False) -> dict:
     """The scripted model: its answer depends on the request only. A request the script does not
-    expect gets HTTP 418, which the agent turns into an infrastructure error at once."""
+    expect gets HTTP 418, which the agent turns into an infrastructure error at once; the run's
+    pre-flight request (agents/preflight.py) gets its OK."""
+    if body["messages"] == PREFLIGHT_PROMPT:
+        return {"content": "OK"}
     try:
         return _respond(body, solve_later_stages)
     except Exception as e:  # noqa: BLE001 - reported through the HTTP status
