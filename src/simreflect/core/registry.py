@@ -45,12 +45,17 @@ class Entry:
     origin: str = "simreflect"
 
     def load(self) -> Any:
+        """The object the entry names; EntryLoadError (naming the entry, its target and its
+        distribution) when it cannot be imported, whatever the target's module raises."""
         if not isinstance(self.target, str):
             return self.target
         module, _, attr = self.target.partition(":")
-        obj = importlib.import_module(module)
-        for part in filter(None, attr.split(".")):
-            obj = getattr(obj, part)
+        try:
+            obj = importlib.import_module(module)
+            for part in filter(None, attr.split(".")):
+                obj = getattr(obj, part)
+        except Exception as e:  # noqa: BLE001 - any failure of a plugin's module is this entry's, named
+            raise EntryLoadError(self, e) from e
         return obj
 
     def describe(self) -> str:
@@ -60,13 +65,23 @@ class Entry:
             return self.help
         try:
             obj = self.load()
-        except Exception as e:  # noqa: BLE001 - a broken third-party entry is listed with why, not fatal
-            return f"(cannot be loaded: {type(e).__name__}: {e})"
+        except EntryLoadError as e:  # a broken third-party entry is listed with why, not fatal
+            return f"(cannot be loaded: {e.reason})"
         for attr in ("summary", "help", "title"):
             text = getattr(obj, attr, None)
             if isinstance(text, str) and text.strip():
                 return text.strip()
         return first_sentence(getattr(obj, "__doc__", None) or getattr(inspect.getmodule(obj), "__doc__", None) or "")
+
+
+class EntryLoadError(ImportError):
+    """An entry (most often a third-party entry point) whose target cannot be imported."""
+
+    def __init__(self, entry: Entry, cause: BaseException) -> None:
+        self.entry = entry
+        self.reason = f"{type(cause).__name__}: {cause}"
+        source = "" if entry.origin == OWN_DISTRIBUTION else f", an entry point of {entry.origin}"
+        super().__init__(f"{entry.kind} {entry.name!r} ({entry.target}{source}) cannot be loaded: {self.reason}")
 
 
 def first_sentence(doc: str) -> str:
