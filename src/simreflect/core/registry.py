@@ -2,15 +2,15 @@
 with its help text. Core never names one.
 
 An entry comes from one of two places and is looked up the same way:
-  - the module that owns a kind registers its own entries (`register`): run/agents.py the agents
-    and methods, the workshop's builds package its builds, cli.py the command groups;
+  - the module that owns a kind registers its own entries (`register`): the workshop's builds
+    package its builds, cli.py the command groups;
   - any installed distribution declares entry points, one group per kind (KINDS), e.g.
         [project.entry-points."simreflect.agents"]
         mine = "my_package.agent:MyAgent"
     so a third-party package adds a suite, an agent or a method through its metadata alone.
 A name registered in code wins over an entry point of the same name, and this distribution's entry
-point over another's (a plugin cannot replace `pace` by declaring the name). This package's suites
-are entry points of its own distribution.
+point over another's (a plugin cannot replace `pace` by declaring the name). This package's suites,
+agents and methods are entry points of its own distribution (pyproject.toml).
 """
 
 from __future__ import annotations
