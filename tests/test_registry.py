@@ -148,6 +148,9 @@ def test_help_is_the_first_sentence_and_et_al_ends_none():
 
 
 BROKEN_ENTRY_POINTS = """\
+[simreflect.suites]
+toyb = simreflect.testing.toy:ToySuite
+
 [simreflect.agents]
 shaky = no_such_module_of_ours:make
 halfway = thirdparty_broken:missing_factory
@@ -198,7 +201,8 @@ def test_simreflect_agents_lists_the_same_names_and_help_as_before():
                  "beam: beam: beam search over programs (PACE-Bench's adaptation: keep the top b states, n "
                  "candidates each).",
                  "vanilla: vanilla: the plain loop.",
-                 "tot: tot: tree of thoughts (Yao et al. 2023, breadth-first with a beam), the simulator as the value."):
+                 "tot: tot: tree of thoughts (Yao et al. 2023, breadth-first with a beam), the simulator as the "
+                 "value."):
         assert line in text, line
     names = [ln.split(":")[0].strip() for ln in listed.stdout.splitlines() if ln.startswith("  ")]
     assert names == ["baseline", "llm", "noop", "oracle", "param-search", "reference",
@@ -219,18 +223,16 @@ def test_a_broken_entry_point_is_named_and_the_others_still_load(broken_plugin, 
     bench = tmp_path / "bench"
     bench.mkdir()
     (bench / "toy_tasks.json").write_text(json.dumps({"tasks": 1, "seed": 1}))
-    site_toy = plugin_site(broken_plugin, BROKEN_ENTRY_POINTS + "\n[simreflect.suites]\ntoyb = simreflect.testing.toy:ToySuite\n",
-                           "thirdparty_broken", BROKEN_MODULES)
     for agent, named in (("shaky", "agent 'shaky' (no_such_module_of_ours:make, an entry point of thirdparty-broken)"),
                          ("raising", "agent 'raising' (thirdparty_broken_raises:make, an entry point of "
                                      "thirdparty-broken) cannot be loaded: RuntimeError: the plugin fails at import")):
-        ran = _run(site_toy, *cli, "run", "toyb", "--agent", agent, "--bench", str(bench), "--out",
+        ran = _run(broken_plugin, *cli, "run", "toyb", "--agent", agent, "--bench", str(bench), "--out",
                    str(tmp_path / agent), "--levels", "L1")
         assert ran.returncode == 2, ran.stdout + ran.stderr
         assert named in " ".join(ran.stderr.split()) + " ".join(ran.stdout.split())
         assert "Traceback" not in ran.stderr
-    ok = _run(site_toy, *cli, "run", "toyb", "--agent", "oracle", "--bench", str(bench), "--out", str(tmp_path / "ok"),
-              "--levels", "L1")
+    ok = _run(broken_plugin, *cli, "run", "toyb", "--agent", "oracle", "--bench", str(bench),
+              "--out", str(tmp_path / "ok"), "--levels", "L1")
     assert ok.returncode == 0, ok.stdout + ok.stderr
     rows = [json.loads(line) for line in (tmp_path / "ok" / "runs.jsonl").read_text().splitlines()]
     assert [r["solved_round"] for r in rows] == [1]
