@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import json
 
 import pytest
@@ -23,11 +22,12 @@ from simreflect.agents.methods.reflexion import ReflexionMethod
 from simreflect.agents.methods.tot import TreeOfThoughtsMethod
 from simreflect.agents.methods.vanilla import VanillaMethod
 from simreflect.agents.parse import parse_answer
+from simreflect.core import registry
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.rounds import round_feedback
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
-from simreflect.run.agents import METHOD_NAMES, METHODS, make_agent, parse_method
+from simreflect.run.agents import METHOD_NAMES, make_agent, parse_method
 
 TASK = Task(id="toy.stage1", suite="toy", seed=0)
 START = -50.0
@@ -130,8 +130,7 @@ FACTORIES = {name: (lambda m, name=name: make_agent_for(name, m)) for name in ME
 
 
 def make_agent_for(name: str, model: ToyLLM) -> Method:
-    module, _, cls = METHODS[name].partition(":")
-    return getattr(importlib.import_module(module), cls)(model)
+    return registry.load("method", name)(model)
 
 
 @pytest.mark.parametrize("method", METHOD_NAMES)

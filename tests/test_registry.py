@@ -145,3 +145,111 @@ def test_help_is_the_first_sentence_and_et_al_ends_none():
     assert first_sentence("reflexion (Shinn et al. 2023): a reflection. More text.") == \
         "reflexion (Shinn et al. 2023): a reflection."
     assert first_sentence("  one\n  line  ") == "one line"
+
+
+BROKEN_ENTRY_POINTS = """\
+[simreflect.suites]
+toyb = simreflect.testing.toy:ToySuite
+
+[simreflect.agents]
+shaky = no_such_module_of_ours:make
+halfway = thirdparty_broken:missing_factory
+raising = thirdparty_broken_raises:make
+
+[simreflect.methods]
+wobbly = no_such_module_of_ours:Method
+"""
+
+BROKEN_MODULES = {"thirdparty_broken.py": '"""A plugin without the factory its entry point names."""\n',
+                  "thirdparty_broken_raises.py": 'raise RuntimeError("the plugin fails at import")\n'}
+
+
+@pytest.fixture(scope="module")
+def broken_plugin(tmp_path_factory) -> Path:
+    return plugin_site(tmp_path_factory.mktemp("broken"), BROKEN_ENTRY_POINTS, "thirdparty_broken", BROKEN_MODULES)
+
+
+def test_the_builtin_agents_and_methods_are_this_distributions_entry_points():
+    from importlib.metadata import entry_points
+
+    import simreflect.run.agents as run_agents
+
+    for kind, group in (("agent", "simreflect.agents"), ("method", "simreflect.methods")):
+        declared = {ep.name: ep.value for ep in entry_points(group=group) if ep.dist and ep.dist.name == "simreflect"}
+        found = {e.name: e for e in registry.entries(kind) if e.origin == registry.OWN_DISTRIBUTION}
+        assert declared and set(declared) == set(found), kind
+        assert all(found[n].target == declared[n] for n in declared), kind  # no code registration beside them
+    assert set(run_agents.AGENT_NAMES) == {"oracle", "reference", "noop", "baseline", "param-search", "llm"}
+    assert set(run_agents.METHOD_NAMES) == {"vanilla", "review", "reflexion", "self-refine", "tot", "beam", "ace",
+                                            "expel", "evolve"}
+    assert not hasattr(run_agents, "AGENTS") and not hasattr(run_agents, "METHODS")
+
+
+def test_simreflect_agents_lists_the_same_names_and_help_as_before():
+    listed = subprocess.run([sys.executable, "-m", "simreflect.cli", "agents"], capture_output=True, text=True,
+                            timeout=300)
+    assert listed.returncode == 0, listed.stderr
+    text = " ".join(listed.stdout.split())  # the console wraps long lines
+    for line in ("baseline: the suite's honest non-model baseline (gait)",
+                 "llm: a model behind any OpenAI-compatible endpoint (--model)",
+                 "noop: changes nothing (doing nothing must fail)",
+                 "oracle: the suite's reference program (alias reference)",
+                 "param-search: seeded search over the source design's numbers (suites with source programs: pace)",
+                 "reference: the suite's reference program (alias of oracle)",
+                 "ace: ace: an evolving playbook (Agentic Context Engineering, Zhang et al. 2025): generator, "
+                 "reflector, curator.",
+                 "beam: beam: beam search over programs (PACE-Bench's adaptation: keep the top b states, n "
+                 "candidates each).",
+                 "vanilla: vanilla: the plain loop.",
+                 "tot: tot: tree of thoughts (Yao et al. 2023, breadth-first with a beam), the simulator as the "
+                 "value."):
+        assert line in text, line
+    names = [ln.split(":")[0].strip() for ln in listed.stdout.splitlines() if ln.startswith("  ")]
+    assert names == ["baseline", "llm", "noop", "oracle", "param-search", "reference",
+                     "ace", "beam", "evolve", "expel", "reflexion", "review", "self-refine", "tot", "vanilla"]
+
+
+def test_a_broken_entry_point_is_named_and_the_others_still_load(broken_plugin, tmp_path):
+    cli = [sys.executable, "-m", "simreflect.cli"]
+    listed = _run(broken_plugin, *cli, "agents")
+    assert listed.returncode == 0, listed.stderr
+    text = " ".join(listed.stdout.split())
+    assert "shaky [from thirdparty-broken]: (cannot be loaded: ModuleNotFoundError" in text
+    assert "halfway [from thirdparty-broken]: (cannot be loaded: AttributeError" in text
+    assert "raising [from thirdparty-broken]: (cannot be loaded: RuntimeError: the plugin fails at import)" in text
+    assert "wobbly [from thirdparty-broken]: (cannot be loaded: ModuleNotFoundError" in text
+    assert "oracle: the suite's reference program (alias reference)" in text  # the others are still there
+    assert "vanilla: vanilla: the plain loop." in text
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "toy_tasks.json").write_text(json.dumps({"tasks": 1, "seed": 1}))
+    for agent, named in (("shaky", "agent 'shaky' (no_such_module_of_ours:make, an entry point of thirdparty-broken)"),
+                         ("raising", "agent 'raising' (thirdparty_broken_raises:make, an entry point of "
+                                     "thirdparty-broken) cannot be loaded: RuntimeError: the plugin fails at import")):
+        ran = _run(broken_plugin, *cli, "run", "toyb", "--agent", agent, "--bench", str(bench), "--out",
+                   str(tmp_path / agent), "--levels", "L1")
+        assert ran.returncode == 2, ran.stdout + ran.stderr
+        assert named in " ".join(ran.stderr.split()) + " ".join(ran.stdout.split())
+        assert "Traceback" not in ran.stderr
+    ok = _run(broken_plugin, *cli, "run", "toyb", "--agent", "oracle", "--bench", str(bench),
+              "--out", str(tmp_path / "ok"), "--levels", "L1")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    rows = [json.loads(line) for line in (tmp_path / "ok" / "runs.jsonl").read_text().splitlines()]
+    assert [r["solved_round"] for r in rows] == [1]
+
+
+def test_loading_a_broken_entry_raises_an_error_naming_it():
+    registry.register("method", "probe-broken", "no_such_module_of_ours:Method")
+    try:
+        with pytest.raises(registry.EntryLoadError, match=r"method 'probe-broken' \(no_such_module_of_ours:Method\) "
+                                                          r"cannot be loaded: ModuleNotFoundError"):
+            registry.load("method", "probe-broken")
+        assert registry.entry("method", "probe-broken").describe().startswith("(cannot be loaded: ModuleNotFound")
+        from simreflect.run.agents import make_agent
+        from simreflect.testing.toy import ToySuite
+
+        with pytest.raises(ValueError, match="method 'probe-broken'.*cannot be loaded"):
+            make_agent("llm", ToySuite(), {"model": "m", "base_url": "http://127.0.0.1:9"}, "probe-broken")
+        assert type(make_agent("noop", ToySuite())).__name__ == "NoopAgent"  # the others still load
+    finally:
+        registry.unregister("method", "probe-broken")

@@ -1,21 +1,50 @@
-"""`simreflect run`, `report` and `rescore` from the command line."""
+"""`simreflect run`, `report` and `rescore` from the command line, on the toy suite (a fresh
+process finds it through its entry point alone)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from simreflect.testing.toy import NAME, TOY_ENTRY_POINTS, ToySuite, env_with, plugin_site, write_task_list
 
 CLI = [sys.executable, "-m", "simreflect.cli"]
+_ENV: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toy_env(tmp_path_factory) -> None:
+    _ENV.update(env_with(plugin_site(tmp_path_factory.mktemp("site"), TOY_ENTRY_POINTS)))
+    yield
+    _ENV.clear()
+
+
+@pytest.fixture(scope="module")
+def small_bench(tmp_path_factory) -> Path:
+    """Three toy tasks, and an episodes.jsonl beside them: the file a run copies from any benchmark
+    that has one (gait's), which the toy suite itself ignores."""
+    bench = write_task_list(tmp_path_factory.mktemp("toy-small"), 3, seed=5)
+    (bench / "episodes.jsonl").write_text('{"id": "toy-00"}\n')
+    return bench
+
+
+@pytest.fixture(scope="module")
+def twelve_bench(tmp_path_factory) -> Path:
+    """Twelve toy tasks: toy-00 .. toy-11, so "toy-0*" is a true subset."""
+    return write_task_list(tmp_path_factory.mktemp("toy-twelve"), 12, seed=5)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=300)
+    return subprocess.run(CLI + list(args), capture_output=True, text=True, timeout=300, env=_ENV)
 
 
 def test_run_report_rescore(small_bench, tmp_path):
     out = tmp_path / "run"
-    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1,L2")
+    res = cli("run", NAME, "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1,L2")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "Solved within 3" in res.stdout and "3/3" in res.stdout
     assert {p.name for p in out.iterdir()} >= {"config.json", "attempts.jsonl", "runs.jsonl", "summary.md",
@@ -50,23 +79,24 @@ def test_run_report_rescore(small_bench, tmp_path):
 
 
 def test_bad_options_are_clear_errors(small_bench, tmp_path):
-    res = cli("run", "gait", "--agent", "telepathy", "--bench", str(small_bench), "--out", str(tmp_path / "x"))
+    res = cli("run", NAME, "--agent", "telepathy", "--bench", str(small_bench), "--out", str(tmp_path / "x"))
     assert res.returncode == 2 and "unknown agent" in res.stdout
-    res = cli("run", "gait", "--agent", "llm", "--bench", str(small_bench), "--out", str(tmp_path / "y"))
+    res = cli("run", NAME, "--agent", "llm", "--bench", str(small_bench), "--out", str(tmp_path / "y"))
     assert res.returncode == 2 and "needs --model" in res.stdout
-    res = cli("run", "gait", "--agent", "llm", "--model", "some-model", "--bench", str(small_bench), "--out", str(tmp_path / "w"))
+    res = cli("run", NAME, "--agent", "llm", "--model", "some-model", "--bench", str(small_bench), "--out", str(tmp_path / "w"))
     assert res.returncode == 2 and "pass --base-url" in res.stdout
-    res = cli("run", "gait", "--agent", "noop", "--bench", str(small_bench), "--out", str(tmp_path / "z"), "--levels", "L9")
+    res = cli("run", NAME, "--agent", "noop", "--bench", str(small_bench), "--out", str(tmp_path / "z"), "--levels", "L9")
     assert res.returncode == 2
     res = cli("report", str(tmp_path / "nothing"))
     assert res.returncode == 2 and "not a run directory" in res.stdout
 
 
-def test_a_run_of_some_tasks(small_bench, tmp_path):
-    ids = [json.loads(line)["id"] for line in (small_bench / "episodes.jsonl").read_text().splitlines()]
+def test_a_run_of_some_tasks(twelve_bench, tmp_path):
+    small_bench = twelve_bench
+    ids = [task.id for task in ToySuite().load_tasks(small_bench)]
     assert len(ids) >= 3
     out = tmp_path / "subset"
-    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1",
+    res = cli("run", NAME, "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1",
               "--tasks", f"{ids[0]},{ids[2][:-1]}*")
     assert res.returncode == 0, res.stdout + res.stderr
     rows = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
@@ -75,17 +105,17 @@ def test_a_run_of_some_tasks(small_bench, tmp_path):
     assert summary["selection"]["selected"] == len(rows) and summary["selection"]["of"] == len(ids)
     assert f"a subset: {len(rows)} of {len(ids)} tasks" in (out / "summary.md").read_text()
     # resuming with another selection is refused; the same command resumes
-    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1")
+    res = cli("run", NAME, "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1")
     assert res.returncode == 2 and "differs in: tasks" in " ".join(res.stdout.split())
-    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1",
+    res = cli("run", NAME, "--agent", "oracle", "--bench", str(small_bench), "--out", str(out), "--levels", "L1",
               "--tasks", f"{ids[0]},{ids[2][:-1]}*")
     assert res.returncode == 0 and len((out / "runs.jsonl").read_text().splitlines()) == len(rows)
     # the first N, and a pattern that matches nothing
-    res = cli("run", "gait", "--agent", "noop", "--bench", str(small_bench), "--out", str(tmp_path / "first"),
+    res = cli("run", NAME, "--agent", "noop", "--bench", str(small_bench), "--out", str(tmp_path / "first"),
               "--levels", "L1", "--limit", "1", "--rounds", "1")
     assert res.returncode == 0, res.stdout + res.stderr
     assert [json.loads(x)["task"] for x in (tmp_path / "first" / "runs.jsonl").read_text().splitlines()] == ids[:1]
-    res = cli("run", "gait", "--agent", "oracle", "--bench", str(small_bench), "--out", str(tmp_path / "typo"),
+    res = cli("run", NAME, "--agent", "oracle", "--bench", str(small_bench), "--out", str(tmp_path / "typo"),
               "--tasks", "no-such-episode*")
     assert res.returncode == 2 and "no task matches 'no-such-episode*'" in " ".join(res.stdout.split())
     assert not (tmp_path / "typo").exists()

@@ -1,5 +1,6 @@
 """The run store's format version: runs recorded before it still report, resume and rescore; a
-damaged, newer or incomplete record is named with its line number and skipped, never a crash."""
+damaged, newer or incomplete record is named with its line number and skipped, never a crash. On
+the toy suite; the run directories recorded on gait before store formats: test_gait_store_format.py."""
 
 from __future__ import annotations
 
@@ -22,83 +23,34 @@ from simreflect.core.rounds import round_feedback
 from simreflect.core.verdict import Verdict
 from simreflect.run.episode import _invalid_tail
 from simreflect.run.records import FORMAT, FORMAT_KEY, check_record
-from simreflect.run.report import rescore, rows_of, write_report
+from simreflect.run.report import rescore, write_report
 from simreflect.run.runner import RunConfig, pending, run
 from simreflect.run.store import EpisodeLog, RunStore, StoreError
-from simreflect.suites.gait.suite import GaitSuite
 from simreflect.testing.scripted_llm import ScriptedLLMServer
+from simreflect.testing.toy import (NAME, TOY_ENTRY_POINTS, ToySuite, env_with, plugin_site, toy_suite_registered,
+                                    write_task_list)
 from simreflect.viewer import _episode_page, write_viewer
 
-LEGACY = Path(__file__).parent / "data" / "legacy_runs"
 CLI = [sys.executable, "-m", "simreflect.cli"]
+TASK = "toy-00"
 
 
-def legacy_copy(name: str, bench: Path, dest: Path, **config) -> Path:
-    """A run directory recorded by the code before store formats, pointed at this session's bench."""
-    shutil.copytree(LEGACY / name, dest)
-    cfg = json.loads((dest / "config.json").read_text())
-    assert FORMAT_KEY not in cfg
-    cfg.update(bench=str(bench), **config)
-    (dest / "config.json").write_text(json.dumps(cfg, sort_keys=True, indent=1))
-    return dest
+@pytest.fixture(scope="module", autouse=True)
+def toy_registered():
+    with toy_suite_registered():
+        yield
 
 
-def contains(new, old) -> bool:
-    """Everything `old` says, `new` says the same (new may say more)."""
-    if isinstance(old, dict):
-        return isinstance(new, dict) and all(k in new and contains(new[k], v) for k, v in old.items())
-    if isinstance(old, list):
-        return isinstance(new, list) and len(new) == len(old) and all(contains(a, b) for a, b in zip(new, old))
-    return new == old
+@pytest.fixture(scope="module")
+def one_bench(tmp_path_factory) -> Path:
+    """One toy task (toy-00)."""
+    return write_task_list(tmp_path_factory.mktemp("toy-one"), 1, seed=4)
 
 
-@pytest.mark.parametrize("name", ["gait-baseline", "gait-llm"])
-def test_runs_recorded_before_store_formats_report_as_they_did(name, one_bench, tmp_path):
-    run_dir = legacy_copy(name, one_bench, tmp_path / name)
-    old_summary = json.loads((LEGACY / name / "summary.json").read_text())
-    old_rows = [json.loads(line) for line in (LEGACY / name / "runs.jsonl").read_text().splitlines()]
-    n_lines = (LEGACY / name / "attempts.jsonl").read_bytes().count(b"\n")
-    write_report(run_dir)
-    summary = json.loads((run_dir / "summary.json").read_text())
-    rows = [json.loads(line) for line in (run_dir / "runs.jsonl").read_text().splitlines()]
-    assert contains(summary, old_summary) and contains(rows, old_rows)
-    assert summary["damaged_records"] == []
-    assert summary["upgraded_records"] == [f"attempts.jsonl lines 1-{n_lines}: {n_lines} record(s) of the legacy "
-                                           f"format (no {FORMAT_KEY}) read as format {FORMAT}"]
-    assert "Records read after an upgrade" in (run_dir / "summary.md").read_text()
-    assert (write_viewer(run_dir)).is_file()
-    # finished: resuming asks nothing and writes nothing
-    before = (run_dir / "attempts.jsonl").read_bytes()
-    assert run(run_dir, RunConfig.from_dict(RunStore(run_dir).config())) == []
-    assert (run_dir / "attempts.jsonl").read_bytes() == before
-
-
-def test_a_run_killed_before_store_formats_resumes_where_it_stopped(one_bench, tmp_path):
-    oracle = GaitSuite().load_tasks(one_bench)[0].hidden["oracle_fix"]
-    replies = [{"content": json.dumps({"diagnosis": "restore the walk", "script": oracle})}]
-    with ScriptedLLMServer(replies) as server:
-        run_dir = legacy_copy("gait-llm", one_bench, tmp_path / "killed")
-        cfg = json.loads((run_dir / "config.json").read_text())
-        cfg["agent_options"]["base_url"] = server.base_url  # the endpoint moved with the run
-        (run_dir / "config.json").write_text(json.dumps(cfg, sort_keys=True, indent=1))
-        lines = (run_dir / "attempts.jsonl").read_bytes().splitlines(keepends=True)
-        # rounds 1-4 (no program, a crash, a rejected artefact, an accepted `pass`); killed then, and
-        # its workspace is gone (another machine): round 4's is rebuilt by replaying it
-        kept = b"".join(lines[:4])
-        (run_dir / "attempts.jsonl").write_bytes(kept)
-        assert not (run_dir / "work").exists()
-        outcomes = run(run_dir, RunConfig.from_dict(RunStore(run_dir).config()))
-        assert len(server.requests) == 1  # round 5 only
-    assert [(o.status, o.solved, o.rounds) for o in outcomes] == [("finished", True, 5)]
-    assert (run_dir / "attempts.jsonl").read_bytes().startswith(kept)  # the legacy lines stay as they were
-    read = RunStore(run_dir).read()
-    assert read.problems == [] and read.upgraded[0].startswith("attempts.jsonl lines 1-4: 4 record(s)")
-    rounds = [r["round"] for r in read.records if r["type"] == "round"]
-    assert rounds == [1, 2, 3, 4, 5]
-    assert [json.loads(x).get(FORMAT_KEY) for x in (run_dir / "attempts.jsonl").read_bytes().splitlines()[4:]] == \
-        [FORMAT] * 2  # round 5 and the end, written now
-    _, rows = rows_of(run_dir)
-    assert rows[0]["solved_round"] == 5 and rows[0]["crashes"] == 1 and rows[0]["no_program"] == 1
+@pytest.fixture(scope="module")
+def toy_env(tmp_path_factory) -> dict[str, str]:
+    """A fresh `simreflect` process sees the toy suite through its entry point alone."""
+    return env_with(plugin_site(tmp_path_factory.mktemp("site"), TOY_ENTRY_POINTS))
 
 
 #: fields the first store did not write that a reader can restore (score_before it cannot: it is None then)
@@ -124,13 +76,13 @@ def _as_legacy(run_dir: Path) -> None:
 
 
 def test_a_legacy_run_reports_resumes_and_rescores_with_no_difference(one_bench, tmp_path):
-    oracle = GaitSuite().load_tasks(one_bench)[0].hidden["oracle_fix"]
+    oracle = ToySuite().oracle(ToySuite().load_tasks(one_bench)[0])
     replies = [{"content": "no code today"},
                {"content": json.dumps({"diagnosis": "x", "script": "raise RuntimeError('boom')"})},
                {"content": json.dumps({"diagnosis": "x", "script": "pass\n"})},
                {"content": json.dumps({"diagnosis": "x", "script": oracle})}]
     with ScriptedLLMServer(replies) as server:
-        config = RunConfig(suite="gait", bench=str(one_bench), agent="llm", levels=("L1",), rounds=4,
+        config = RunConfig(suite=NAME, bench=str(one_bench), agent="llm", levels=("L1",), rounds=4,
                            agent_options={"model": "scripted", "base_url": server.base_url, "backoff_s": 0.01,
                                           "max_retries": 1, "timeout_s": 10.0})
         now = tmp_path / "now"
@@ -149,7 +101,7 @@ def test_a_legacy_run_reports_resumes_and_rescores_with_no_difference(one_bench,
     assert run(legacy, config) == []  # a legacy config.json resumes under the same options
 
 
-ROUND = {"type": "round", "task": "ep01", "level": "L1", "round": 1, "script": "pass\n", "error": "",
+ROUND = {"type": "round", "task": TASK, "level": "L1", "round": 1, "script": "pass\n", "error": "",
          "prompt": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
          "program": {"status": "ok", "exit_code": 0, "output_tail": "", "seconds": 0.1, "reason": ""},
          "accepted": True, "rejected": False, "passed": False, "errors_before": ["a"], "errors_after": ["a"],
@@ -162,24 +114,24 @@ def _write_lines(path: Path, lines: list[bytes]) -> None:
     path.write_bytes(b"".join(line + b"\n" for line in lines))
 
 
-def test_damaged_and_incomplete_records_are_named_with_their_line_and_skipped(one_bench, tmp_path):
-    RunStore(tmp_path).open(RunConfig(suite="gait", bench=str(one_bench), agent="noop", levels=("L1",)).to_dict())
+def test_damaged_and_incomplete_records_are_named_with_their_line_and_skipped(one_bench, toy_env, tmp_path):
+    RunStore(tmp_path).open(RunConfig(suite=NAME, bench=str(one_bench), agent="noop", levels=("L1",)).to_dict())
     bad = {
         2: b"not json",
         3: b"[1, 2, 3]",
         4: json.dumps({k: v for k, v in ROUND.items() if k != "prompt"} | {"round": 2}).encode(),
         5: json.dumps(ROUND | {"round": "3"}).encode(),
         6: json.dumps(ROUND | {"round": 3, FORMAT_KEY: FORMAT + 1}).encode(),
-        7: json.dumps({"type": "telemetry", "task": "ep01", "level": "L1"}).encode(),
+        7: json.dumps({"type": "telemetry", "task": TASK, "level": "L1"}).encode(),
         8: json.dumps(ROUND | {"round": 3, "prompt": []}).encode(),
         9: json.dumps(ROUND | {"round": 3, "program": {"status": 5}}).encode(),
         10: b"[" * 100_000 + b"]" * 100_000,
-        11: b'{"type": "end", "task": "ep01", "level": "L1", "solved": "\xff\xfe"}',
-        12: json.dumps({"type": "end", "task": "ep01", "level": "L1", "solved": "yes"}).encode(),
+        11: b'{"type": "end", "task": TASK, "level": "L1", "solved": "\xff\xfe"}',
+        12: json.dumps({"type": "end", "task": TASK, "level": "L1", "solved": "yes"}).encode(),
         13: json.dumps(ROUND | {"round": 3, "verdict": {"diagnostics": []}}).encode(),
         14: json.dumps(ROUND | {"round": 0}).encode(),
         15: json.dumps(ROUND | {"round": 3, "task": None}).encode(),
-        16: json.dumps(ROUND | {"round": 3, "task": "ep01/L2"}).encode(),
+        16: json.dumps(ROUND | {"round": 3, "task": f"{TASK}/L2"}).encode(),
         17: json.dumps(ROUND | {"round": 3, "level": "\ud800"}).encode(),
     }
     lines = [json.dumps(ROUND).encode()] + [bad[n] for n in sorted(bad)]
@@ -191,14 +143,14 @@ def test_damaged_and_incomplete_records_are_named_with_their_line_and_skipped(on
     for expected in ("damaged record", "without 'prompt'", "'round' is a str", "newer than this simreflect",
                      "unknown record type 'telemetry'", "chat messages", "'program' has no status",
                      "'solved' is a str", "'verdict.diagnostics' is a list", "'round' is 0", "'task' is null",
-                     "'task' 'ep01/L2' is not a name", "'level' '\\ud800' is not a name"):
+                     f"'task' '{TASK}/L2' is not a name", "'level' '\\ud800' is not a name"):
         assert expected in reasons, expected
     # every reader goes on: report, rescore, the viewer, resume
     md = write_report(tmp_path)
     assert "line 10: damaged record" in md
     found = rescore(tmp_path)  # the one good record is made up: its re-run differs, and rescore says so
-    assert len(found) == 1 and found[0].startswith("ep01/L1 round 1: recorded errors ['a']")
-    res = subprocess.run(CLI + ["rescore", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert len(found) == 1 and found[0].startswith(f"{TASK}/L1 round 1: recorded errors ['a']")
+    res = subprocess.run(CLI + ["rescore", str(tmp_path)], capture_output=True, text=True, timeout=300, env=toy_env)
     assert res.returncode == 1 and "1 difference(s)" in res.stdout
     assert res.stdout.count("note: attempts.jsonl line") == len(bad)
     assert write_viewer(tmp_path).is_file()
@@ -209,17 +161,17 @@ def test_damaged_and_incomplete_records_are_named_with_their_line_and_skipped(on
 
 
 def test_a_record_naming_no_task_of_the_run_is_reported_by_rescore(one_bench, tmp_path):
-    RunStore(tmp_path).open(RunConfig(suite="gait", bench=str(one_bench), agent="noop", levels=("L1",)).to_dict())
-    _write_lines(tmp_path / "attempts.jsonl", [json.dumps(ROUND | {"task": "ep99"}).encode(),
+    RunStore(tmp_path).open(RunConfig(suite=NAME, bench=str(one_bench), agent="noop", levels=("L1",)).to_dict())
+    _write_lines(tmp_path / "attempts.jsonl", [json.dumps(ROUND | {"task": "toy-99"}).encode(),
                                                json.dumps(ROUND | {"level": "L7"}).encode()])
     found = rescore(tmp_path)
-    assert found == ["ep01/L7: recorded, but the run has no such task and level; not re-run",
-                     "ep99/L1: recorded, but the run has no such task and level; not re-run"]
+    assert found == [f"{TASK}/L7: recorded, but the run has no such task and level; not re-run",
+                     "toy-99/L1: recorded, but the run has no such task and level; not re-run"]
     write_report(tmp_path)  # rows are made for the run's own tasks and levels only
 
 
-def test_config_json_damaged_newer_or_incomplete_is_a_clear_error(one_bench, tmp_path):
-    config = RunConfig(suite="gait", bench=str(one_bench), agent="noop", levels=("L1",)).to_dict()
+def test_config_json_damaged_newer_or_incomplete_is_a_clear_error(one_bench, toy_env, tmp_path):
+    config = RunConfig(suite=NAME, bench=str(one_bench), agent="noop", levels=("L1",)).to_dict()
     store = RunStore(tmp_path)
     assert store.open(config) is False
     assert json.loads((tmp_path / "config.json").read_text())[FORMAT_KEY] == FORMAT
@@ -236,7 +188,7 @@ def test_config_json_damaged_newer_or_incomplete_is_a_clear_error(one_bench, tmp
         with pytest.raises(StoreError, match=message):
             rescore(tmp_path)
     for command in ("report",):  # the command line says so, and nothing else (rescore and view share its handling)
-        res = subprocess.run(CLI + [command, str(tmp_path)], capture_output=True, text=True, timeout=120)
+        res = subprocess.run(CLI + [command, str(tmp_path)], capture_output=True, text=True, timeout=120, env=toy_env)
         assert res.returncode == 2 and "error:" in res.stdout and "damaged" in res.stdout, (command, res)
         assert "Traceback" not in res.stderr
 
@@ -266,7 +218,7 @@ def mutated_rounds(draw):
 
 def _read_by_every_reader(rec: dict, task) -> None:
     log = EpisodeLog(rounds=[RoundRecord.from_dict(rec)])
-    row = episode_row(GaitSuite(), task, rec["level"], log)
+    row = episode_row(ToySuite(), task, rec["level"], log)
     _invalid_tail(log.rounds)
     round_feedback(rec["round"] + 1, rec["round"] + 1, log.rounds[0], "")  # what the next round reads
     _episode_page(row, log.rounds, None)
@@ -288,7 +240,7 @@ def test_a_round_record_numbered_below_one_is_refused_not_read_as_attempt_zero()
 
 @pytest.fixture(scope="module")
 def one_task(one_bench):
-    return GaitSuite().load_tasks(one_bench)[0]
+    return ToySuite().load_tasks(one_bench)[0]
 
 
 def _check_and_read(rec: dict, task) -> None:

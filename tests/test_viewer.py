@@ -1,9 +1,13 @@
-"""The run viewer, opened in a real headless Chromium (Debian's) driven by Playwright."""
+"""The run viewer, opened in a real headless Chromium (Debian's) driven by Playwright, on a run of
+the toy suite (gait's episode picture and its scripts: test_gait_viewer.py)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -11,37 +15,29 @@ from PIL import Image
 
 from simreflect.run.runner import RunConfig, run
 from simreflect.testing.scripted_llm import ScriptedLLMServer
+from simreflect.testing.toy import ANSWER_FILE, NAME, ToySuite, toy_suite_registered, write_task_list
 from simreflect.viewer import write_viewer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HOSTILE = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
+needs_chromium = pytest.mark.skipif(CHROMIUM is None,
+                                    reason="Debian's chromium is not installed (scripts/setup.sh installs it)")
 
 
-@pytest.fixture(scope="module")
-def run_dir(one_bench, tmp_path_factory):
-    """A two-round LLM run whose diagnosis carries HTML that must never execute."""
-    from simreflect.suites.gait.suite import GaitSuite
-
-    oracle = GaitSuite().load_tasks(one_bench)[0].hidden["oracle_fix"]
-    out = tmp_path_factory.mktemp("viewrun")
-    replies = [{"content": json.dumps({"diagnosis": HOSTILE, "script": "rig.fcurve('torso', 'location')[:, 0] += 0.0\n"})},
-               {"content": json.dumps({"diagnosis": "restore the walk", "script": oracle})}]
+def scripted_run(out: Path, suite: str, bench: Path, first_script: str, fix: str) -> Path:
+    """A two-round LLM run at L2 whose first diagnosis carries HTML that must never execute."""
+    replies = [{"content": json.dumps({"diagnosis": HOSTILE, "script": first_script})},
+               {"content": json.dumps({"diagnosis": "restore it", "script": fix})}]
     with ScriptedLLMServer(replies) as server:
-        run(out, RunConfig(suite="gait", bench=str(one_bench), agent="llm", levels=("L2",),
+        run(out, RunConfig(suite=suite, bench=str(bench), agent="llm", levels=("L2",),
                            agent_options={"model": "m", "base_url": server.base_url, "backoff_s": 0.01}))
     return out
 
 
-def test_pages_are_written(run_dir):
-    index = write_viewer(run_dir)
-    page = (index.parent / "episodes" / "ep01-L2.html").read_text()
-    assert "<script>document" not in page and "&lt;script&gt;" in page
-    assert "diff against the previous round" in page and "Round 2" in page
-    assert (index.parent / "media" / "solved.png").is_file() and (index.parent / "media" / "solved.svg").is_file()
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/setup.sh installs it)")
-def test_viewer_in_headless_chromium(run_dir, tmp_path):
+@contextmanager
+def episode_in_chromium(run_dir: Path, link: str, shot: Path) -> Iterator:
+    """The viewer's index opened in headless Chromium, checked, then the episode `link` opened;
+    a screenshot of it is saved to `shot` (and checked to be a real page) after the block."""
     from playwright.sync_api import sync_playwright
 
     index = write_viewer(run_dir)
@@ -53,19 +49,42 @@ def test_viewer_in_headless_chromium(run_dir, tmp_path):
         page.goto(index.as_uri())
         assert "Solved within 3" in page.inner_text("body")
         assert page.locator("#episodes tr").count() == 2  # header + one episode
-        page.click("text=ep01")
+        page.click(f"text={link}")
         assert page.locator(".round").count() == 2
         assert HOSTILE in page.locator(".diagnosis").first.inner_text()  # shown as text ...
         assert page.title() != "pwned"  # ... never run
-        assert "rig.fcurve" in page.locator(".script").nth(0).inner_text()
-        assert "Oracle repair" in page.locator(".script").nth(1).inner_text()
         assert page.locator("pre.diff .add").count() > 0
-        assert page.evaluate("document.querySelector('img.pic').naturalWidth") > 0  # the GIF loaded
-        shot = tmp_path / "episode.png"
+        yield page
         page.screenshot(path=str(shot), full_page=False)
         browser.close()
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert pixels.shape == (900, 1200) and pixels.std() > 10  # a real page, not a blank one
+
+
+@pytest.fixture(scope="module")
+def toy_task_and_run(tmp_path_factory):
+    bench = write_task_list(tmp_path_factory.mktemp("toy"), 1, seed=2)
+    task = ToySuite().load_tasks(bench)[0]
+    with toy_suite_registered():
+        yield task, scripted_run(tmp_path_factory.mktemp("viewrun"), NAME, bench,
+                                 f"open('{ANSWER_FILE}', 'w').write('1')\n", ToySuite().oracle(task))
+
+
+def test_pages_are_written(toy_task_and_run):
+    task, run_dir = toy_task_and_run
+    index = write_viewer(run_dir)
+    page = (index.parent / "episodes" / f"{task.id}-L2.html").read_text()
+    assert "<script>document" not in page and "&lt;script&gt;" in page
+    assert "diff against the previous round" in page and "Round 2" in page
+    assert (index.parent / "media" / "solved.png").is_file() and (index.parent / "media" / "solved.svg").is_file()
+
+
+@needs_chromium
+def test_viewer_in_headless_chromium(toy_task_and_run, tmp_path):
+    task, run_dir = toy_task_and_run
+    with episode_in_chromium(run_dir, task.id, tmp_path / "episode.png") as page:
+        assert ".write('1')" in page.locator(".script").nth(0).inner_text()
+        assert f"{task.params['a']} * {task.params['b']}" in page.locator(".script").nth(1).inner_text()
 
 
 def test_summary_markdown_headings_and_aligned_tables():

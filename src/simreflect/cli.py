@@ -79,7 +79,8 @@ def suites_cmd() -> None:
         try:
             suite = registry.get_suite(e.name)
         except Exception as err:  # noqa: BLE001 - list a broken third-party suite with why
-            console.print(f"{e.name}{origin}: cannot be loaded ({type(err).__name__}: {err})", markup=False)
+            reason = err.reason if isinstance(err, registry.EntryLoadError) else f"{type(err).__name__}: {err}"
+            console.print(f"{e.name}{origin}: cannot be loaded ({reason})", markup=False)
             continue
         console.print(f"{e.name}{origin}: {e.describe()}", markup=False, highlight=False)
         console.print(f"    defaults: {suite.protocol.describe()}", markup=False, highlight=False)

@@ -377,6 +377,7 @@ class ParamSearchAgent:
     """Seeded search over the source design's numeric literals (see the module docstring)."""
 
     name = "param-search"
+    summary = "seeded search over the source design's numbers (suites with source programs: pace)"
 
     def __init__(self, suite: Any = None, seed: int = 0) -> None:
         if suite is not None and not isinstance(suite, SourcePrograms):

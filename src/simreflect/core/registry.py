@@ -2,15 +2,15 @@
 with its help text. Core never names one.
 
 An entry comes from one of two places and is looked up the same way:
-  - the module that owns a kind registers its own entries (`register`): run/agents.py the agents
-    and methods, the workshop's builds package its builds, cli.py the command groups;
+  - the module that owns a kind registers its own entries (`register`): the workshop's builds
+    package its builds, cli.py the command groups;
   - any installed distribution declares entry points, one group per kind (KINDS), e.g.
         [project.entry-points."simreflect.agents"]
         mine = "my_package.agent:MyAgent"
     so a third-party package adds a suite, an agent or a method through its metadata alone.
 A name registered in code wins over an entry point of the same name, and this distribution's entry
-point over another's (a plugin cannot replace `pace` by declaring the name). This package's suites
-are entry points of its own distribution.
+point over another's (a plugin cannot replace `pace` by declaring the name). This package's suites,
+agents and methods are entry points of its own distribution (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -45,12 +45,17 @@ class Entry:
     origin: str = "simreflect"
 
     def load(self) -> Any:
+        """The object the entry names; EntryLoadError (naming the entry, its target and its
+        distribution) when it cannot be imported, whatever the target's module raises."""
         if not isinstance(self.target, str):
             return self.target
         module, _, attr = self.target.partition(":")
-        obj = importlib.import_module(module)
-        for part in filter(None, attr.split(".")):
-            obj = getattr(obj, part)
+        try:
+            obj = importlib.import_module(module)
+            for part in filter(None, attr.split(".")):
+                obj = getattr(obj, part)
+        except Exception as e:  # noqa: BLE001 - any failure of a plugin's module is this entry's, named
+            raise EntryLoadError(self, e) from e
         return obj
 
     def describe(self) -> str:
@@ -60,13 +65,23 @@ class Entry:
             return self.help
         try:
             obj = self.load()
-        except Exception as e:  # noqa: BLE001 - a broken third-party entry is listed with why, not fatal
-            return f"(cannot be loaded: {type(e).__name__}: {e})"
+        except EntryLoadError as e:  # a broken third-party entry is listed with why, not fatal
+            return f"(cannot be loaded: {e.reason})"
         for attr in ("summary", "help", "title"):
             text = getattr(obj, attr, None)
             if isinstance(text, str) and text.strip():
                 return text.strip()
         return first_sentence(getattr(obj, "__doc__", None) or getattr(inspect.getmodule(obj), "__doc__", None) or "")
+
+
+class EntryLoadError(ImportError):
+    """An entry (most often a third-party entry point) whose target cannot be imported."""
+
+    def __init__(self, entry: Entry, cause: BaseException) -> None:
+        self.entry = entry
+        self.reason = f"{type(cause).__name__}: {cause}"
+        source = "" if entry.origin == OWN_DISTRIBUTION else f", an entry point of {entry.origin}"
+        super().__init__(f"{entry.kind} {entry.name!r} ({entry.target}{source}) cannot be loaded: {self.reason}")
 
 
 def first_sentence(doc: str) -> str:

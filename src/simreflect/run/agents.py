@@ -2,47 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from simreflect.agents.base import Agent
-from simreflect.agents.baselines import NoopAgent, OracleAgent
 from simreflect.core import registry
-from simreflect.core.contract import BaselineAgent
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 
-#: The agents and methods of this package, registered in the core registry (kinds "agent" and
-#: "method") with their help texts; a third-party package adds more through the entry-point groups
-#: simreflect.agents (a callable (suite, **options) -> Agent) and simreflect.methods (a class
-#: (agent, **options)).
-AGENTS = {
-    "oracle": ("simreflect.run.agents:_oracle", "the suite's reference program (alias reference)"),
-    "reference": ("simreflect.run.agents:_oracle", "the suite's reference program (alias of oracle)"),
-    "noop": ("simreflect.run.agents:_noop", "changes nothing (doing nothing must fail)"),
-    "baseline": ("simreflect.run.agents:_baseline", "the suite's honest non-model baseline (gait)"),
-    "param-search": ("simreflect.agents.param_search:ParamSearchAgent",
-                     "seeded search over the source design's numbers (suites with source programs: pace)"),
-    "llm": ("simreflect.run.agents:_llm", "a model behind any OpenAI-compatible endpoint (--model)"),
-}
-AGENT_NAMES = tuple(AGENTS)
+#: This package's own agents and methods: entry points of its distribution (pyproject.toml, groups
+#: simreflect.agents and simreflect.methods), found by the core registry like a third-party package's:
+#: an agent is a callable (suite, **options) -> Agent, a method a class (agent, **options).
+AGENT_NAMES = tuple(e.name for e in registry.entries("agent") if e.origin == registry.OWN_DISTRIBUTION)
 #: --method NAME (or NAME:key=value,...): the strategies of simreflect.agents.methods (docs/methods.md)
-METHODS = {
-    "vanilla": "simreflect.agents.methods.vanilla:VanillaMethod",
-    "review": "simreflect.agents.methods.review:ReviewedAgent",
-    "reflexion": "simreflect.agents.methods.reflexion:ReflexionMethod",
-    "self-refine": "simreflect.agents.methods.self_refine:SelfRefineMethod",
-    "tot": "simreflect.agents.methods.tot:TreeOfThoughtsMethod",
-    "beam": "simreflect.agents.methods.beam:BeamSearchMethod",
-    "ace": "simreflect.agents.methods.ace:PlaybookMethod",
-    "expel": "simreflect.agents.methods.expel:InsightMethod",
-    "evolve": "simreflect.agents.methods.evolve:EvolutionMethod",
-}
-METHOD_NAMES = tuple(METHODS)
-for _name, (_target, _help) in AGENTS.items():
-    registry.register("agent", _name, _target, _help)
-for _name, _target in METHODS.items():
-    registry.register("method", _name, _target)  # help: the first sentence of the method's module docstring
+METHOD_NAMES = tuple(e.name for e in registry.entries("method") if e.origin == registry.OWN_DISTRIBUTION)
 
 
 def agent_names() -> list[str]:
@@ -61,8 +33,9 @@ def make_agent(name: str, suite: Suite, options: dict[str, Any] | None = None, m
         return agent  # the agent itself (any agent); VanillaMethod is the same loop behind the method interface
     if not hasattr(agent, "complete"):
         raise ValueError(f"method {method_name!r} needs a model agent (--agent llm)")
+    method_class = _load("method", method_name)
     try:
-        return registry.load("method", method_name)(agent, **method_options)
+        return method_class(agent, **method_options)
     except TypeError as e:
         raise ValueError(f"method {method_name!r}: {e}") from None
 
@@ -83,11 +56,18 @@ def parse_method(method: str) -> tuple[str, dict[str, Any]]:
 
 
 def _base_agent(name: str, suite: Suite, options: dict[str, Any]) -> Agent:
+    if name not in agent_names():
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(agent_names())}")
+    return _load("agent", name)(suite, **options)
+
+
+def _load(kind: str, name: str) -> Any:
+    """The registered object, or ValueError naming the entry point that cannot be loaded (the
+    others still load: each is imported only when chosen)."""
     try:
-        factory = registry.load("agent", name)
-    except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(agent_names())}") from None
-    return factory(suite, **options)
+        return registry.load(kind, name)
+    except registry.EntryLoadError as e:
+        raise ValueError(str(e)) from None
 
 
 #: The agents of interactive episodes (--mode interactive): the suite's oracle driving the session
@@ -114,26 +94,3 @@ def make_turn_agent(name: str, suite: Suite, task: Task, options: dict[str, Any]
         opts.pop("cache_dir", None)  # an interactive turn is not cached: the session is live
         return ToolLLMAgent(LLMConfig(**opts), text_protocol=text_protocol)
     raise ValueError(f"agent {name!r} has no interactive form; choose from {', '.join(TURN_AGENTS)}")
-
-
-def _oracle(suite: Suite, **options: Any) -> Agent:
-    return OracleAgent(suite)
-
-
-def _noop(suite: Suite, **options: Any) -> Agent:
-    return NoopAgent()
-
-
-def _baseline(suite: Suite, **options: Any) -> Agent:
-    agent = suite.baseline_agent() if isinstance(suite, BaselineAgent) else None
-    if agent is None:
-        raise ValueError(f"suite {suite.name!r} has no baseline agent")
-    return agent
-
-
-def _llm(suite: Suite, **options: Any) -> Agent:
-    from simreflect.agents.llm import LLMAgent, LLMConfig
-
-    if options.get("cache_dir"):
-        options["cache_dir"] = Path(options["cache_dir"])
-    return LLMAgent(LLMConfig(**options))
