@@ -90,3 +90,18 @@ def test_the_default_worker_count_uses_the_machine():
     assert default_workers() == len(os.sched_getaffinity(0)) >= 1
     res = invoke("run", "-h")
     assert "one per core" in res.output
+
+
+@pytest.mark.parametrize("command", [["check", "pacebench", "--no-oracle"], ["run", "pacebench", "--agent", "oracle"]])
+def test_a_suite_that_cannot_load_here_is_one_line(tmp_path, command):
+    """pacebench without a PACE-Bench checkout: the console entry point prints what to set, exit 2."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SIMREFLECT_PACEBENCH"}
+    args = [*command, "--out", str(tmp_path / "r")] if command[0] == "run" else command
+    res = subprocess.run([sys.executable, "-c", "from simreflect.cli import app; app()", *args], env=env,
+                         capture_output=True, text=True, timeout=120)
+    out = res.stdout + res.stderr
+    assert res.returncode == 2, out
+    assert "SIMREFLECT_PACEBENCH" in out and "Traceback" not in out and "╭" not in out

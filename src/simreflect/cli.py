@@ -16,7 +16,20 @@ from simreflect.core.contract import RunProtocol, capabilities
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.run import agents as _agents  # registers this package's agents and methods
 
-app = typer.Typer(
+class _App(typer.Typer):
+    """The command line; a suite that cannot load here (SuiteUnavailable) is one line, not a traceback."""
+
+    def __call__(self, *args, **kwargs):
+        from simreflect.core.suite import SuiteUnavailable
+
+        try:
+            return super().__call__(*args, **kwargs)
+        except SuiteUnavailable as e:
+            console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False)
+            raise SystemExit(2) from None
+
+
+app = _App(
     help="simreflect: benchmarks where a model must make a physical or scientific artefact work, "
     "and a deterministic simulator decides whether it does.",
     no_args_is_help=True,

@@ -16,6 +16,11 @@ from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
 
 
+class SuiteUnavailable(RuntimeError):
+    """The suite cannot load its tasks on this machine (a missing checkout or an optional dependency).
+    The message says what to set or install; the CLI prints it as one line and exits 2."""
+
+
 class Suite(ABC):
     """The members every suite has. What only some suites can do (export, source programs,
     attempt-budget analysis, episode flags, volatile diagnostics, a baseline agent, pictures) is an

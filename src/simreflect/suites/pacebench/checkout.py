@@ -14,12 +14,14 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from simreflect.core.suite import SuiteUnavailable
+
 ENV_VAR = "SIMREFLECT_PACEBENCH"
 #: What running its tasks needs beyond simreflect's own dependencies (Box2D 2.3.10 is one of them).
 EXTRA_HINT = "pip install 'simreflect[pacebench]' (pygame)"
 
 
-class PaceBenchMissing(RuntimeError):
+class PaceBenchMissing(SuiteUnavailable):
     """No usable PACE-Bench checkout: the message says what is missing and how to provide it."""
 
 
