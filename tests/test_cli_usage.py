@@ -105,3 +105,26 @@ def test_a_suite_that_cannot_load_here_is_one_line(tmp_path, command):
     out = res.stdout + res.stderr
     assert res.returncode == 2, out
     assert "SIMREFLECT_PACEBENCH" in out and "Traceback" not in out and "╭" not in out
+
+
+def test_the_program_timeout_defaults_to_the_suites_own(tmp_path):
+    """run --timeout unset: each suite's own program timeout (a workshop client runs minutes, not 60 s)."""
+    from simreflect.run.runner import RunConfig
+    from simreflect.run.store import RunStore
+    from simreflect.suites.workshop.suite import PROGRAM_TIMEOUT_S
+
+    assert registry.get_suite("workshop").protocol.timeout_s == PROGRAM_TIMEOUT_S > 60
+    out = tmp_path / "r"
+    res = invoke("run", "workshop", "--agent", "noop", "--tasks", "place*", "--limit", "1", "--levels", "L1",
+                 "--out", str(out))
+    assert res.exit_code == 0, res.output
+    assert RunConfig.from_dict(RunStore(out).config()).timeout_s == PROGRAM_TIMEOUT_S
+    res = invoke("run", "workshop", "--agent", "noop", "--tasks", "place*", "--limit", "1", "--levels", "L1",
+                 "--timeout", "90", "--out", str(tmp_path / "r2"))
+    assert res.exit_code == 0, res.output
+    assert RunConfig.from_dict(RunStore(tmp_path / "r2").config()).timeout_s == 90
+    # resuming without --timeout keeps what the run recorded (a run from before the suite default resumes)
+    res = invoke("run", "workshop", "--agent", "noop", "--tasks", "place*", "--limit", "1", "--levels", "L1",
+                 "--out", str(tmp_path / "r2"))
+    assert res.exit_code == 0, res.output
+    assert RunConfig.from_dict(RunStore(tmp_path / "r2").config()).timeout_s == 90

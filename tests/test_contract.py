@@ -39,13 +39,13 @@ def test_the_registered_suites_are_the_declared_ones():
 
 def test_pace_keeps_its_protocol():
     assert get_suite("pace").protocol == RunProtocol(budget=20, runs=2, history="last+best", invalid_streak=3,
-                                                     levels=("L3",))
+                                                     levels=("L3",), timeout_s=120.0)
     assert isinstance(get_suite("pace"), AttemptBudget) and get_suite("pace").stages == (1, 2, 3, 4)
 
 
 def test_a_protocol_or_scale_that_makes_no_sense_is_refused():
     for bad in (dict(budget=0), dict(runs=0), dict(invalid_streak=-1), dict(history="some"), dict(levels=()),
-                dict(levels=("L4",))):
+                dict(levels=("L4",)), dict(timeout_s=0), dict(timeout_s=float("nan"))):
         with pytest.raises(ValueError):
             RunProtocol(**bad)
     for bad in ((1.0, 0.0, 0.0, 1.0), (0.0, float("inf"), 0.0, 1.0), (0.0, 1.0, 1.0, 1.0)):

@@ -63,6 +63,22 @@ def _suite_defaults(field: str, show=str) -> str:
     return ", ".join(parts)
 
 
+def _recorded_timeout(out: Path) -> float | None:
+    """A resumed run keeps the program timeout it was recorded with (runs from before the suites
+    declared their own recorded 60 s) unless --timeout says otherwise."""
+    from simreflect.run.store import RunStore, StoreError
+
+    try:
+        value = RunStore(out).config().get("timeout_s") if (out / "config.json").is_file() else None
+    except StoreError:
+        return None  # the store's own open() reports a damaged config
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
 def _choices(kind: str) -> str:
     return " | ".join(registry.names(kind))
 
@@ -199,7 +215,8 @@ def run_cmd(
                                       "endpoint, key and model before the first episode (e.g. replaying a cache)."),
     executor: str = typer.Option("local", "--executor", help="local (a process pool) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="ray: cluster address (default: start a local one)."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds an agent's program may run."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.001, help="Seconds an agent's program may run "
+                                            f"per round (default: the suite's: {_suite_defaults('timeout_s', _seconds)})."),
     model: Optional[str] = typer.Option(None, "--model", help="llm: provider/model (e.g. openai/gpt-4.1, vllm/Qwen/Qwen3-8B, "
                                         "ollama/llama3.1), or the endpoint's own model name with --base-url."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="llm: OpenAI-compatible base URL, e.g. "
@@ -238,7 +255,8 @@ def run_cmd(
     if interface is not None:
         suite_options["interface"] = interface
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
-                       rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout, agent_options=options,
+                       rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout or _recorded_timeout(out) or suite_obj.protocol.timeout_s,
+                       agent_options=options,
                        method=method, suite_options=suite_options, runs=runs or suite_obj.protocol.runs,
                        history=history or suite_obj.protocol.history,
                        invalid_streak=suite_obj.protocol.invalid_streak, tasks=_task_patterns(tasks), limit=limit)

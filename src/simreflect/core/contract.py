@@ -33,10 +33,12 @@ class RunProtocol:
     invalid_streak: int = 0
     #: The evidence levels a run covers (each level is its own condition).
     levels: tuple[str, ...] = ("L1", "L2", "L3")
+    #: Seconds an agent's program may run in one round (the suite's own program timeout).
+    timeout_s: float = 60.0
 
     def __post_init__(self) -> None:
-        if self.budget < 1 or self.runs < 1 or self.invalid_streak < 0:
-            raise ValueError(f"a run protocol needs budget >= 1, runs >= 1, invalid_streak >= 0: {self}")
+        if self.budget < 1 or self.runs < 1 or self.invalid_streak < 0 or not self.timeout_s > 0:
+            raise ValueError(f"a run protocol needs budget >= 1, runs >= 1, invalid_streak >= 0, timeout_s > 0: {self}")
         if self.history not in HISTORY_MODES:
             raise ValueError(f"history must be one of {HISTORY_MODES}, not {self.history!r}")
         if not self.levels or any(lv not in ("L1", "L2", "L3") for lv in self.levels):

@@ -47,11 +47,12 @@ class RepairEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, suite: str = "gait", bench: str | Path | None = None, level: str = "L2",
-                 budget: int | None = None, timeout_s: float = 60.0, bench_seed: int = 0,
+                 budget: int | None = None, timeout_s: float | None = None, bench_seed: int = 0,
                  tasks: str | list[str] | tuple[str, ...] = (), discount: float | None = None):
         """`tasks`: ids or glob patterns (a list, or one comma-separated string) of the tasks
         reset() samples from, e.g. a training split "statics_*,dynamics_*" (default: all).
-        `discount`: gamma of the episode return (default: from the budget, `budget_discount`)."""
+        `discount`: gamma of the episode return (default: from the budget, `budget_discount`).
+        `timeout_s`: seconds a program may run per attempt (default: the suite's protocol.timeout_s)."""
         self.suite = get_suite(suite)
         self.bench = Path(bench) if bench is not None else default_bench(suite, bench_seed)
         every = self.suite.load_tasks(self.bench)
@@ -60,7 +61,7 @@ class RepairEnv(gym.Env):
         self.tasks = [t for t in every if t.id in keep]
         self.level = EvidenceLevel.parse(level)
         self.budget = budget or self.suite.protocol.budget
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s or self.suite.protocol.timeout_s
         self.returns = ReturnRule(floor=float(self.suite.crash_reward),
                                   discount=budget_discount(self.budget) if discount is None else float(discount))
         self.observation_space = ProgramText(max_length=MAX_TEXT, min_length=0, charset=CHARSET)

@@ -244,7 +244,7 @@ def observation(card: Card, verdict: Verdict, level: EvidenceLevel | int) -> str
 class AuditSuite(Suite):
     name = "audit"
     summary = "audit a scientific claim: write the experiment that tests it and state a verdict"
-    protocol = RunProtocol(budget=3)
+    protocol = RunProtocol(budget=3, timeout_s=SCRIPT_TIMEOUT_S)
     scale = ScoreScale(0.0, 1.0, 0.0, 1.0, "the reward ladder's rung (0..1, ladder.toml); reward equals score")
     subset_order = ("keyed", "key: reference", "key: variant", "key: none")
     volatile_diagnostics = ("seconds", "output_tail")  # the script's wall time and what it printed

@@ -63,7 +63,7 @@ def load_episode(episode_dir: Path) -> Task:
 class GaitSuite(Suite):
     name = "gait"
     summary = "repair the planted defects of a robot's walk cycle with a fix script (rig keys and weights)"
-    protocol = RunProtocol(budget=3)
+    protocol = RunProtocol(budget=3, timeout_s=FIX_TIMEOUT_S)
     # the score counts checks passed (of seven); the reward is 1 only when all pass
     scale = ScoreScale(0.0, 1.0, 0.0, 1.0, "share of the walk checks passed (of 7); reward 1 when all pass")
     program_filename = FIX_SCRIPT

@@ -88,7 +88,7 @@ def reference_source(build: str) -> str:
 class WorkshopSuite(Suite):
     name = "workshop"
     summary = "drive a two-armed MuJoCo robot over HTTP to build with boards and screws"
-    protocol = RunProtocol(budget=2)  # rounds: each runs the program against a fresh session of the build
+    protocol = RunProtocol(budget=2, timeout_s=PROGRAM_TIMEOUT_S)  # rounds: each runs the program against a fresh session of the build
     scale = ScoreScale(0.0, 1.0, 0.0, 1.0, "1 when the build is complete and rigid, else 0")
     subset_order = BUILD_NAMES
 
