@@ -124,6 +124,23 @@ def test_a_design_that_reads_hidden_parameters_through_the_environment_is_refuse
 
 
 @needs_checkout
+def test_a_programs_own_attribute_on_a_body_stays_in_the_sandbox():
+    """C_03's Stage-4 reference keeps its controller state on the body (`agent_body.s4 = {...}`, after
+    `hasattr(agent_body, 's4')`): a name the body lacks is the program's own, kept sandbox-side, so the
+    reference passes; a real attribute (.position) is still refused, and the environment never sees s4."""
+    from simreflect.core.registry import get_suite
+
+    suite = get_suite("pacebench")
+    task = {t.id: t for t in suite.load_tasks(None)}["C_03.Stage-4"]
+    result = suite.evaluation(task, suite.oracle(task))
+    assert result.success and result.score == 100.0, result.error
+    program = (f"def build_agent(sandbox):\n    {BEAM}    assert not hasattr(b, 'memo')\n"
+               "    b.memo = {'n': 1}\n    b.memo['n'] += 1\n    assert b.memo == {'n': 2}\n"
+               "    b.position = (30.0, 12.0)\n    return b\n")
+    _assert_failed_cleanly(_run(program), "assigning .position of an environment object is not allowed")
+
+
+@needs_checkout
 def test_a_design_that_sets_a_body_position_is_refused_where_pacebench_lets_it():
     program = f"def build_agent(sandbox):\n    {BEAM}    b.position = (30.0, 12.0)\n    return b\n"
     result = _run(program)

@@ -63,6 +63,11 @@ class Handles:
         return self.objects[h]
 
 
+def _has_attribute(obj: Any, name: str) -> bool:
+    """Whether the object has `name`, judged without running any of its code (no getter, no __getattr__)."""
+    return hasattr(type(obj), name) or name in getattr(obj, "__dict__", {})
+
+
 def _is_vec(obj: Any) -> bool:
     return type(obj).__name__ == "b2Vec2"
 
@@ -193,6 +198,15 @@ class Bridge:
             raise Refused(f"protocol: {str(call)[:80]!r} is not a call the runner makes")
         obj = self.handles.get(h)
         why = self.policy.refusal(h == 0, kind, name)
+        if why and h != 0 and kind in ("get", "set") and not _has_attribute(obj, name):
+            # A name the object does not have is the program's own: PACE-Bench's in-process designs
+            # keep controller state on a body (C_03's Stage-4 reference sets `agent_body.s4`). It is
+            # kept in the sandbox and never reaches the environment; reading it first is the
+            # AttributeError the real object would raise.
+            if kind == "set":
+                return {"op": "local"}
+            return {"op": "raise", "type": "AttributeError",
+                    "error": f"'{type(obj).__name__}' object has no attribute '{name}'"}
         if why:
             raise Refused(why)
         self.calls += 1

@@ -62,6 +62,8 @@ class _Link:
             return decode(msg.get("value"))
         if op == "raise":
             raise _exception(str(msg.get("type", "")), str(msg.get("error", "")))
+        if op == "local" and call.get("kind") == "set":
+            return _LOCAL
         raise SystemExit(3)  # the trusted side ended the evaluation (a refusal)
 
 
@@ -70,6 +72,7 @@ LINK: _Link | None = None
 #: handle's snapshot (bridge.Encoder) answers reads only within the epoch it arrived in.
 EPOCH = [0]
 _FN = object()
+_LOCAL = object()  # the trusted side's answer to an assignment of the program's own attribute
 _BUILTIN_ERRORS = {"ValueError": ValueError, "TypeError": TypeError, "AttributeError": AttributeError,
                    "IndexError": IndexError, "KeyError": KeyError, "ZeroDivisionError": ZeroDivisionError,
                    "RuntimeError": RuntimeError, "AssertionError": AssertionError}
@@ -163,10 +166,10 @@ class Handle:
         object.__setattr__(self, "_epoch", EPOCH[0])
 
     def __getattr__(self, name: str):
+        local = object.__getattribute__(self, "_local")
+        if name in local:
+            return local[name]
         if name.startswith("_") and self._h != 0:
-            local = object.__getattribute__(self, "_local")
-            if name in local:
-                return local[name]
             raise AttributeError(f"{self._c} has no attribute {name!r}")
         if self._epoch == EPOCH[0] and name in self._snap:
             return self._snap[name]
@@ -193,7 +196,8 @@ class Handle:
             wire = encode(value)
         except (TypeError, ValueError):
             wire = {"$x": type(value).__name__}  # the trusted side judges the name first, then refuses the value
-        LINK.ask({"op": "call", "kind": "set", "h": self._h, "name": name, "value": wire})
+        if LINK.ask({"op": "call", "kind": "set", "h": self._h, "name": name, "value": wire}) is _LOCAL:
+            self._local[name] = value  # the program's own attribute: it stays here
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Handle) and other._h == self._h
