@@ -9,7 +9,8 @@ time of whole scripted `place` episodes.
    service's Unix socket, the result truncated and both records appended and fsynced.
 2. The scripted `place` episode: the reference controller behind `http` calls, once in process
    (the oracle agent) and once behind the scripted chat-completions server (every turn a real HTTP
-   request carrying the whole chat so far, answered with tool calls).
+   request carrying the chat so far, answered with tool calls), with the agent's default history
+   compaction (only the last turns' long results shown in full) and without it.
 Timings are measurements on this machine (shared cores make them noisy), never asserted in tests.
 """
 
@@ -45,7 +46,7 @@ class Repeat:
 def per_turn(args: dict, turns: int) -> float:
     suite, task = WorkshopSuite(), make_task("place", 0)
     with tempfile.TemporaryDirectory() as tmp:
-        world = suite.open_world(task, Path(tmp) / "s")
+        world = suite.open_world(task, Path(tmp) / "s", EvidenceLevel.L2)
         try:
             budgets = SessionBudgets(max_turns=turns)
             t0 = time.perf_counter()
@@ -83,7 +84,7 @@ def main() -> None:
     wall, end = place_episode(suite.interactive_oracle)
     print(f"place, oracle in process: {wall:.1f} s wall; {end}")
 
-    from simreflect.agents.interactive import ToolLLMAgent
+    from simreflect.agents.interactive import DEFAULT_HISTORY_TURNS, ToolLLMAgent
     from simreflect.agents.llm import LLMConfig
     from simreflect.suites.workshop.reference.turns import ReferenceTurnAgent
     from simreflect.testing.scripted_llm import ScriptedLLMServer
@@ -93,12 +94,15 @@ def main() -> None:
     def reply(body):
         return {"content": "", "tool_calls": model.turn(body["messages"], body["tools"]).message["tool_calls"]}
 
-    with ScriptedLLMServer([reply]) as server:
-        wall, end = place_episode(lambda task: ToolLLMAgent(LLMConfig(model="scripted", base_url=server.base_url)))
-        sent = sum(len(json.dumps(r)) for r in server.requests)
-    print(f"place, scripted chat-completions server: {wall:.1f} s wall, {len(server.requests)} requests, "
-          f"{sent / 1e6:.1f} MB of chat sent; {end}")
-
+    for history in (DEFAULT_HISTORY_TURNS, 0):
+        with ScriptedLLMServer([reply]) as server:
+            wall, end = place_episode(lambda task: ToolLLMAgent(
+                LLMConfig(model="scripted", base_url=server.base_url), history_turns=history))
+            sent = sum(len(json.dumps(r)) for r in server.requests)
+            largest = max(len(json.dumps(r)) for r in server.requests)
+        shown = f"last {history} turns in full" if history else "whole history in full"
+        print(f"place, scripted chat-completions server ({shown}): {wall:.1f} s wall, {len(server.requests)} "
+              f"requests, {sent / 1e6:.2f} MB of chat sent (largest request {largest / 1e3:.0f} kB); {end}")
 
 if __name__ == "__main__":
     main()

@@ -310,3 +310,26 @@ def test_python_cannot_read_the_answer_keys_or_the_reference(suite_task, tmp_pat
     assert status == "ok", shown
     for name in ("keys", "reference", "card", "calls", "up"):
         assert f"{name} absent" in shown, shown
+
+
+def test_a_submissions_report_is_at_the_episodes_level(suite_task, tmp_path):
+    """The report after a submission is the round protocol's report at the episode's level (was
+    always L1 whatever level the run asked for)."""
+    suite, task = suite_task
+    for level in (EvidenceLevel.L1, EvidenceLevel.L3):
+        world = suite.open_world(task, tmp_path / level.name, level)
+        status, shown = world.call(ToolCall("s", "submit", {"script": CRASH}), 600.0)
+        assert status == "error" and shown.startswith("Submission 1 of 3: not passed.")
+        assert suite.observe(task, world.verdict(), level) in shown
+        assert f"(evidence level L{int(level)})" in shown
+
+
+def test_a_script_never_runs_past_the_sessions_wall_budget(suite_task, tmp_path):
+    suite, task = suite_task
+    world = suite.open_world(task, tmp_path, EvidenceLevel.L1)
+    status, shown = world.call(ToolCall("p", "python", {"code": "import time\ntime.sleep(50)\nprint('woke')"}), 1.5)
+    assert status == "error" and "timeout" in shown and "woke" not in shown
+    status, shown = world.call(ToolCall("s", "submit", {"script": "import time\ntime.sleep(50)\n"}), 1.5)
+    assert status == "error" and world.verdict() is not None and not world.verdict().passed
+    ran = world.verdict().to_dict()["checks"][0]
+    assert ran["name"] == "ran" and "killed after 1.5 s of wall time" in ran["message"]

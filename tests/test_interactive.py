@@ -19,12 +19,14 @@ from simreflect.core.interactive import (
     NO_CALL,
     MalformedCall,
     ModelTurn,
+    TOOL_SPECS,
     SessionBudgets,
     ToolCall,
     Transcript,
     check_arguments,
     conversation,
     parse_reply,
+    parse_transcript,
     run_session,
     truncate,
 )
@@ -184,7 +186,7 @@ class ScriptAgent:
 
 def _session(tmp_path, agent, budgets=SessionBudgets(), build="place"):
     suite, task = WorkshopSuite(), make_task(build, 0)
-    world = suite.open_world(task, tmp_path / "s")
+    world = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)
     try:
         out = run_session(agent, world, opening(suite, task, budgets, False), Transcript(tmp_path / "s" / "t.jsonl"), budgets)
         return out, suite.grade_world(task, world), world
@@ -267,6 +269,18 @@ def test_oracle_drives_place_through_http_calls_and_passes(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("build", ["lap", "frame"])
+def test_oracle_drives_the_larger_builds_through_http_calls_and_passes(tmp_path, build):
+    """One request a turn under the default budgets: 1,987 turns for lap, 5,779 for frame."""
+    suite, task = WorkshopSuite(), make_task(build, 0)
+    store = RunStore(tmp_path / "run")
+    out = run_interactive_episode(suite, suite.interactive_oracle(task), task, EvidenceLevel.L1, store, EpisodeLog())
+    rec = [r for r in store.read().records if r["type"] == "round"][0]
+    assert out.solved, rec["verdict"]
+    assert rec["method_notes"]["interactive"]["budget"] == "finish" and rec["method_notes"]["interactive"]["turns"] > 400
+
+
+@pytest.mark.slow
 def test_a_scripted_model_builds_place_through_the_chat_completions_server(tmp_path):
     """The scripted server answers each request from the chat it is sent (the reference controller
     behind it reads the tool results in the request), with real tool calls over HTTP."""
@@ -301,11 +315,11 @@ def test_a_call_whose_command_ran_before_a_kill_is_recovered_never_run_again(tmp
     act = {"segments": [{"type": "move", "duration": 0.5, "left": {"joints": {"shoulder_pitch": 0.2}}}]}
     turn = _message(_call("http", {"method": "POST", "path": "/act", "body": act}))
     transcript = Transcript(tmp_path / "s" / "t.jsonl")
-    world = suite.open_world(task, tmp_path / "s")
+    world = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)
     transcript.append(TurnRecord(1, parse_reply(turn, TOOLS).message, commands=world.commands()))
     live = world.session.act(act)  # the call ran; the kill comes before its result is written
     world.close()
-    resumed = suite.open_world(task, tmp_path / "s")
+    resumed = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)
     try:
         assert resumed.commands() == 1 and resumed.sim_time() == live["time"]
         agent = ScriptAgent([_message(_call("finish", {"summary": "done"}))])
@@ -321,12 +335,12 @@ def test_a_call_whose_command_ran_before_a_kill_is_recovered_never_run_again(tmp
 
 def test_a_command_line_cut_short_by_a_kill_is_not_replayed(tmp_path):
     suite, task = WorkshopSuite(), make_task("place", 0)
-    world = suite.open_world(task, tmp_path / "s")
+    world = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)
     world.session.note({"text": "one"})
     world.close()
     with open(tmp_path / "s" / "record" / "commands.jsonl", "ab") as f:
         f.write(b'{"i": 1, "kind": "note", "request": {"te')
-    resumed = suite.open_world(task, tmp_path / "s")
+    resumed = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)
     try:
         assert resumed.commands() == 1 and [n["text"] for n in resumed.session.notes] == ["one"]
     finally:
@@ -375,3 +389,122 @@ def test_text_protocol_through_the_scripted_server_and_an_endpoint_down_is_an_in
     assert last["role"] == "user" and last["content"].startswith("Result of call 1 (http):\nHTTP 200")
     kinds = [r["type"] for r in store.read().records]
     assert kinds == ["infra_error", "round", "end"]
+
+
+# ----- what the model is sent: compaction, the cache; what the transcript reader accepts ----------
+
+def _chat_of(turns: int, result_chars: int = 5_000) -> list[dict]:
+    chat = [{"role": "system", "content": "S" * 3_000}, {"role": "user", "content": "begin"}]
+    for n in range(1, turns + 1):
+        chat.append(_message(_call("http", {"method": "GET", "path": "/state"}, f"c{n}"), content=f"turn {n} " + "t" * 3_000))
+        chat.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"HTTP 200\n{n}:" + "r" * result_chars})
+    return chat
+
+
+def test_compaction_keeps_the_opening_every_call_and_the_last_turns_whole():
+    from simreflect.core.interactive import ELIDED_HEAD_CHARS, compact_chat
+
+    chat = _chat_of(6)
+    sent, elided = compact_chat(chat, 2)
+    assert elided == 4 and len(sent) == len(chat) and chat == _chat_of(6)  # the caller's chat is untouched
+    assert sent[:2] == chat[:2] and sent[-4:] == chat[-4:]  # the opening and turns 5 and 6 whole
+    for n in range(1, 5):
+        assistant, result = sent[2 * n], sent[2 * n + 1]
+        assert assistant["tool_calls"] == chat[2 * n]["tool_calls"]  # what was done stays in the chat
+        assert assistant["content"].startswith(f"turn {n} ") and "[elided: " in assistant["content"]
+        assert result["content"].startswith(chat[2 * n + 1]["content"][:ELIDED_HEAD_CHARS])
+        assert f"of this result of turn {n}; only the last 2 turns are shown in full" in result["content"]
+        assert len(result["content"]) < 600
+    assert compact_chat(chat, 0) == (chat, 0) and compact_chat(chat, 6) == (chat, 0)
+    short = _chat_of(5, result_chars=100)  # results already short are left as they are
+    assert compact_chat(short, 1)[1] == 0
+
+
+def test_the_llm_agent_sends_a_compacted_chat_and_records_what_it_sent(tmp_path):
+    from simreflect.agents.interactive import ToolLLMAgent
+    from simreflect.agents.llm import LLMConfig
+    from simreflect.testing.scripted_llm import ScriptedLLMServer
+
+    status = _call("http", {"method": "GET", "path": "/state"})
+    replies = [{"content": "", "tool_calls": [status]}] * 6 + [{"content": "", "tool_calls": [_call("finish", {"summary": "x"})]}]
+    with ScriptedLLMServer(replies) as server:
+        agent = ToolLLMAgent(LLMConfig(model="m", base_url=server.base_url, max_retries=0), history_turns=2)
+        out, verdict, _ = _session(tmp_path, agent)
+        sent = [r["messages"] for r in server.requests]
+    assert out.end.budget == "finish" and out.end.turns == 7 and not verdict.passed
+    assert [t.elided for t in out.turns] == [0, 0, 0, 1, 2, 3, 4]  # full state results (kB each) cut once old
+    assert all(t.prompt_chars == len(json.dumps(m)) for t, m in zip(out.turns, sent))
+    assert "[elided: " in sent[-1][3]["content"] and "[elided: " not in sent[-1][-1]["content"]
+    recorded = [r for r in Transcript(tmp_path / "s" / "t.jsonl").read() if isinstance(r, TurnRecord)]
+    assert [r.elided for r in recorded] == [0, 0, 0, 1, 2, 3, 4] and recorded[-1].prompt_chars > 0
+    with pytest.raises(ValueError, match="history_turns"):
+        ToolLLMAgent(LLMConfig(model="m", base_url="http://127.0.0.1:9"), history_turns=-1)
+
+
+def test_the_llm_agents_turns_are_answered_from_the_response_cache(tmp_path):
+    from simreflect.run.agents import make_turn_agent
+    from simreflect.testing.scripted_llm import ScriptedLLMServer
+
+    chat = _chat_of(1)
+    tools = [TOOL_SPECS[t] for t in TOOLS]
+    suite, task = WorkshopSuite(), make_task("place", 0)
+    with ScriptedLLMServer([{"content": "", "tool_calls": [_call("finish", {"summary": "cached"})]},
+                            {"content": "", "tool_calls": [_call("finish", {"summary": "not cached"})]}]) as server:
+        options = {"model": "m", "base_url": server.base_url, "cache_dir": str(tmp_path / "cache"), "max_retries": 0}
+        first = make_turn_agent("llm", suite, task, options).turn(chat, tools)
+        again = make_turn_agent("llm", suite, task, options).turn(chat, tools)  # a fresh agent, the same request
+        other = make_turn_agent("llm", suite, task, options).turn(chat + [{"role": "user", "content": "more"}], tools)
+        assert len(server.requests) == 2
+    assert again.message == first.message and again.latency_s == 0.0
+    assert json.loads(first.message["tool_calls"][0]["function"]["arguments"])["summary"] == "cached"
+    assert json.loads(other.message["tool_calls"][0]["function"]["arguments"])["summary"] == "not cached"
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize("line, why", [
+    (b"[" * 5000 + b"]" * 5000, "nested past the reader's depth"),
+    (b'{"type": "turn", "transcript_format": 1, "turn": 1, "message": {}, "prompt_tokens": 1' + b"0" * 400 + b"}",
+     "a 400-digit count"),
+    (b'{"type": "turn", "transcript_format": 1, "turn": 1, "message": {}, "latency_s": NaN}', "NaN seconds"),
+    (b'{"type": "turn", "transcript_format": 1, "turn": 1, "message": {}, "prompt_tokens": "9"}', "a count as text"),
+    (b'{"type": "turn", "transcript_format": 1, "turn": -1, "message": {}}', "a negative turn"),
+    (b'{"type": "turn", "transcript_format": 1, "turn": true, "message": {}}', "a boolean turn"),
+    (b'{"type": "tool_result", "transcript_format": 1, "turn": 1, "index": 0, "call_id": "c", "tool": "http", '
+     b'"content": "x", "wall_s": 1e999}', "infinite wall seconds"),
+    (b'{"type": "session_end", "transcript_format": 1, "budget": "finish", "reason": "r", "turns": 1, "commands": 1, '
+     b'"sim_time": 0, "wall_s": 0, "prompt_tokens": 0, "completion_tokens": 0, "extra": 1}', "an unknown field"),
+    (b'{"type": "turn", "transcript_format": 1, "turn": 1, "message": []}', "a message that is no object"),
+    (b'{"type": "shell", "transcript_format": 1}', "an unknown record type"),
+    (b"\xff\xfe not utf-8", "bytes that are not UTF-8"),
+])
+def test_a_hostile_transcript_line_is_skipped_and_the_rest_is_read(line, why):
+    good = [TurnRecord(1, {"role": "assistant", "content": "\ud800 kept"}), ToolResultRecord(1, 0, "c", "http", "ok")]
+    data = b"\n".join([json.dumps(good[0].to_dict()).encode(), line, json.dumps(good[1].to_dict()).encode()])
+    records = parse_transcript(data)
+    assert [type(r) for r in records] == [TurnRecord, ToolResultRecord], why
+    assert records[1].content == "ok"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=6),
+                    max_leaves=30))
+def test_fuzz_transcript_fields_never_crash_the_reader_and_what_it_returns_is_well_typed(value):
+    import dataclasses
+
+    from simreflect.core.records import TRANSCRIPT_FORMAT, TRANSCRIPT_KEY
+
+    base = {"type": "turn", TRANSCRIPT_KEY: TRANSCRIPT_FORMAT, "turn": 1, "message": {}}
+    for field in ("turn", "message", "prompt_tokens", "latency_s", "wall_s", "elided"):
+        line = json.dumps({**base, field: value}, allow_nan=True).encode()
+        for rec in parse_transcript(line):
+            for f in dataclasses.fields(rec):
+                got = getattr(rec, f.name)
+                assert isinstance(got, {"int": int, "float": (int, float), "dict[str, Any]": dict}[f.type])
+                assert not isinstance(got, bool)
+
+
+def test_session_budgets_and_history_out_of_range_are_refused():
+    for bad in ({"wall_s": float("nan")}, {"wall_s": -1.0}, {"max_turns": -1}, {"max_tokens": 1.5}, {"max_turns": True}):
+        with pytest.raises(ValueError):
+            SessionBudgets(**bad)

@@ -138,8 +138,12 @@ def test_a_transcript_whose_fields_have_the_wrong_types_still_renders_escaped():
               "status": ["ok"], **head},
              {"type": "session_end", "budget": "<b>", "reason": None, "turns": "many", "commands": [], "sim_time": {},
               "wall_s": "x", "prompt_tokens": None, "completion_tokens": 0, **head}]
-    records = parse_transcript("\n".join(json.dumps(x) for x in lines).encode())
-    assert len(records) == 3  # they rebuild: the viewer must cope with any field type
+    assert parse_transcript("\n".join(json.dumps(x) for x in lines).encode()) == []  # the reader refuses them
+    from simreflect.core.records import SessionEndRecord, ToolResultRecord, TurnRecord
+
+    kinds = {"turn": TurnRecord, "tool_result": ToolResultRecord, "session_end": SessionEndRecord}
+    # built around the reader: the viewer must still cope with any field type
+    records = [kinds[x["type"]](**{k: v for k, v in x.items() if k not in ("type", TRANSCRIPT_KEY)}) for x in lines]
     page = _turns_html(records)
     assert "<script" not in page and "&lt;script&gt;" in page and "class='tool'>note<" in page
     assert "session ended (&lt;b&gt;)" in page

@@ -139,7 +139,8 @@ def _suite_options(items: list[str]) -> dict[str, str]:
     return options
 
 
-def _interactive_config(config, agent: str, session: list[str], text_protocol: bool, tasks: dict):
+def _interactive_config(config, agent: str, session: list[str], text_protocol: bool, tasks: dict,
+                        history_turns: int | None = None):
     """The run's configuration for --mode interactive (ValueError for what it cannot run)."""
     from dataclasses import fields, replace
 
@@ -153,7 +154,9 @@ def _interactive_config(config, agent: str, session: list[str], text_protocol: b
         if not sep or key.strip() not in kinds:
             raise ValueError(f"--session takes KEY=VALUE with KEY one of {', '.join(kinds)}, not {item!r}")
         budgets[key.strip()] = float(value) if key.strip() == "wall_s" else int(value)
-    options = {**config.agent_options, **({"text_protocol": True} if text_protocol else {})}
+    SessionBudgets(**budgets)  # a value out of range is refused here, before the run starts
+    options = {**config.agent_options, **({"text_protocol": True} if text_protocol else {}),
+               **({"history_turns": history_turns} if history_turns is not None else {})}
     config = replace(config, mode="interactive", session=budgets, agent_options=options, rounds=1)
     if tasks:
         make_turn_agent(agent, config.suite_instance(), next(iter(tasks.values())), options)
@@ -234,9 +237,12 @@ def run_cmd(
     mode: str = typer.Option("rounds", "--mode", help="rounds (a program per round) or interactive (one live session "
                              "driven through tool calls: suites that offer it, e.g. workshop; oracle, noop or llm)."),
     session: list[str] = typer.Option([], "--session", help="interactive budgets KEY=VALUE: wall_s (default 1200), "
-                                      "max_turns (400), max_tokens (20000000) (repeatable)."),
+                                      "max_turns (10000), max_tokens (20000000) (repeatable)."),
     text_protocol: bool = typer.Option(False, "--text-protocol", help="interactive llm: tool calls as ```tool blocks "
                                        "of the answer, for endpoints without tool support."),
+    history_turns: Optional[int] = typer.Option(None, "--history-turns", min=0, help="interactive llm: the last N turns' "
+                                                "tool results are sent in full, older ones cut to a head and a note "
+                                                "(default 24; 0 sends every turn in full)."),
 ) -> None:
     """Run an agent on every episode x evidence level (resumable), then print the summary.
 
@@ -260,7 +266,7 @@ def run_cmd(
                        method=method, suite_options=suite_options, runs=runs or suite_obj.protocol.runs,
                        history=history or suite_obj.protocol.history,
                        invalid_streak=suite_obj.protocol.invalid_streak, tasks=_task_patterns(tasks), limit=limit)
-    config = _check_config(config, mode, session, text_protocol)
+    config = _check_config(config, mode, session, text_protocol, history_turns)
     if price_table is not None:
         _check_price_table(price_table)
     if agent == "llm" and not no_preflight:
@@ -320,7 +326,8 @@ def _default_root(suite_obj, suite: str, seed: int) -> Path:
         _fail(e)
 
 
-def _check_config(config, mode: str = "rounds", session: list[str] = (), text_protocol: bool = False):
+def _check_config(config, mode: str = "rounds", session: list[str] = (), text_protocol: bool = False,
+                  history_turns: int | None = None):
     """Everything a run needs, checked before it starts: the bench, the selection, the mode, the agent
     (exit 2); the configuration to run (an interactive one for --mode interactive)."""
     from simreflect.run.agents import make_agent
@@ -331,8 +338,10 @@ def _check_config(config, mode: str = "rounds", session: list[str] = (), text_pr
         if config.history not in ("full", "last+best"):
             raise ValueError(f"--history must be full or last+best, not {config.history!r}")
         chosen_tasks = config.selected_tasks()
+        if history_turns is not None and (mode != "interactive" or config.agent != "llm"):
+            raise ValueError("--history-turns is for --mode interactive with --agent llm")
         if mode == "interactive":
-            config = _interactive_config(config, config.agent, session, text_protocol, chosen_tasks)
+            config = _interactive_config(config, config.agent, session, text_protocol, chosen_tasks, history_turns)
         elif mode != "rounds":
             raise ValueError(f"--mode must be rounds or interactive, not {mode!r}")
         else:

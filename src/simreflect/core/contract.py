@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence, runtime_checkable
 
+from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.records import RoundRecord
 from simreflect.core.task import Task
 
@@ -154,16 +155,17 @@ class Pictures(Protocol):
 @runtime_checkable
 class InteractiveEpisodes(Protocol):
     """The suite can be played as interactive sessions (core.interactive): one attempt is one live
-    session a model drives with the tools in `interactive_tools` (of http, python, finish) until it
-    finishes or a budget ends it. `open_world` gives the task's session in directory `base` (a
-    core.interactive.World; restored from what it recorded there when the session is resumed, its
-    wall clock going on from `wall_used_s`); `grade_world` the verdict of the world's final state;
+    session a model drives with the tools in `interactive_tools` (of http, python, submit, finish) until
+    it finishes or a budget ends it. `open_world` gives the task's session in directory `base` at
+    evidence level `level` (what the session's reports show; a core.interactive.World; restored from
+    what it recorded there when the session is resumed, its wall clock going on from `wall_used_s`);
+    `grade_world` the verdict of the world's final state;
     `interactive_instruction` the opening message (what to build, the interface);
     `interactive_oracle` the reference driving the session through tool calls (a TurnAgent)."""
 
     interactive_tools: tuple[str, ...]
 
-    def open_world(self, task: Task, base: Path, wall_used_s: float = 0.0) -> Any: ...
+    def open_world(self, task: Task, base: Path, level: EvidenceLevel, wall_used_s: float = 0.0) -> Any: ...
 
     def grade_world(self, task: Task, world: Any) -> Any: ...
 

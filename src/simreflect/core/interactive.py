@@ -32,7 +32,9 @@ back), and is run when it had none. Wall time between the last record and a kill
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import os
 import re
 import time
@@ -273,19 +275,35 @@ def parse_reply(message: Any, tools: Sequence[str], text_protocol: bool = False)
 
 @dataclass(frozen=True)
 class SessionBudgets:
+    """The harness's budgets of a session. The turn cap is a safety net, not the binding budget: a
+    reference controller making one request a turn needs 184 turns for place, 1,987 for lap and
+    5,779 for frame; a model is bound first by the wall time, its tokens or the world's budgets."""
+
     wall_s: float = 1200.0
-    max_turns: int = 400
+    max_turns: int = 10_000
     max_tokens: int = 20_000_000
+
+    def __post_init__(self) -> None:
+        if isinstance(self.wall_s, bool) or not isinstance(self.wall_s, (int, float)) or not (
+                math.isfinite(self.wall_s) and self.wall_s >= 0):
+            raise ValueError(f"wall_s must be a finite number of seconds >= 0, not {self.wall_s!r}")
+        for name in ("max_turns", "max_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a whole number >= 0, not {value!r}")
 
 
 @dataclass(frozen=True)
 class ModelTurn:
-    """What an interactive agent answered: the chat-completions message and what it cost."""
+    """What an interactive agent answered: the chat-completions message and what it cost; what it
+    sent (`prompt_chars` characters of chat, `elided` earlier results cut by compact_chat)."""
 
     message: dict[str, Any]
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    prompt_chars: int = 0
+    elided: int = 0
 
 
 class TurnAgent(Protocol):
@@ -304,8 +322,9 @@ class World(Protocol):
 
     tools: tuple[str, ...]
 
-    def call(self, call: ToolCall) -> tuple[str, str]:
-        """Run a checked call (never `finish`): (status ok|error, the text the model is shown)."""
+    def call(self, call: ToolCall, time_left_s: float) -> tuple[str, str]:
+        """Run a checked call (never `finish`) in at most `time_left_s` wall seconds (what the
+        session has left): (status ok|error, the text the model is shown)."""
 
     def recover(self, call: ToolCall, commands_before: int) -> str | None:
         """The result of a call that was in flight when the harness died, read back from the world
@@ -374,9 +393,22 @@ def _record_from(rec: Any) -> TurnRecord | ToolResultRecord | SessionEndRecord:
     fields = {k: v for k, v in rec.items() if k not in ("type", TRANSCRIPT_KEY)}
     kind = {"turn": TurnRecord, "tool_result": ToolResultRecord, "session_end": SessionEndRecord}[rec["type"]]
     out = kind(**fields)
-    if isinstance(out, TurnRecord) and not isinstance(out.message, dict):
-        raise TypeError("a turn without a message")
+    for f in dataclasses.fields(kind):
+        if not _of_type(getattr(out, f.name), str(f.type)):
+            raise TypeError(f"a transcript record whose {f.name} is not a {f.type}")
     return out
+
+
+def _of_type(value: Any, declared: str) -> bool:
+    """A transcript field read back is of the type its record declares (a hand-edited or foreign
+    file must not put a string where the session sums numbers)."""
+    if declared == "int":
+        return type(value) is int and value >= 0
+    if declared == "float":
+        return type(value) in (int, float) and math.isfinite(value) and value >= 0
+    if declared == "str":
+        return isinstance(value, str)
+    return isinstance(value, dict)  # the message
 
 
 def wall_used(records: Sequence[Any]) -> float:
@@ -413,6 +445,40 @@ def conversation(opening: list[dict[str, Any]], records: Sequence[Any], text_pro
             pending.append(rec)
     flush()
     return messages
+
+
+#: How much of an old tool result compact_chat keeps: its head, then a note saying what was cut.
+ELIDED_HEAD_CHARS = 300
+#: An old assistant message's own text is kept up to this many characters.
+ELIDED_TEXT_CHARS = 2_000
+
+
+def _elide(text: str, head: int, turn: int, full_turns: int) -> str:
+    return (text[:head] + f"\n[elided: {len(text) - head} of {len(text)} characters of this result of turn {turn}; "
+            f"only the last {full_turns} turns are shown in full; ask again for what you need]")
+
+
+def compact_chat(messages: Sequence[dict[str, Any]], full_turns: int) -> tuple[list[dict[str, Any]], int]:
+    """The chat with the results of all but the last `full_turns` model turns cut to their head and
+    a note (and those turns' own text to ELIDED_TEXT_CHARS); the opening, every tool call and the
+    recent turns stay whole. (chat, how many results were cut). `full_turns` 0 keeps everything."""
+    out = [dict(m) if isinstance(m, dict) else m for m in messages]
+    starts = [k for k, m in enumerate(out) if isinstance(m, dict) and m.get("role") == "assistant"]
+    if full_turns <= 0 or len(starts) <= full_turns:
+        return out, 0
+    elided = 0
+    for number, (start, end) in enumerate(zip(starts, starts[1:]), start=1):
+        if number > len(starts) - full_turns:
+            break
+        own = out[start].get("content")
+        if isinstance(own, str) and len(own) > ELIDED_TEXT_CHARS:
+            out[start]["content"] = own[:ELIDED_TEXT_CHARS] + f"\n[elided: {len(own) - ELIDED_TEXT_CHARS} characters]"
+        for k in range(start + 1, end):
+            content = out[k].get("content") if isinstance(out[k], dict) else None
+            if isinstance(content, str) and len(content) > ELIDED_HEAD_CHARS + 200:
+                out[k]["content"] = _elide(content, ELIDED_HEAD_CHARS, number, full_turns)
+                elided += 1
+    return out, elided
 
 
 @dataclass(frozen=True)
@@ -468,7 +534,7 @@ def run_session(agent: TurnAgent, world: World, opening: list[dict[str, Any]], t
             elif call.name == "finish":
                 status, text = "ok", world.finish(call.arguments["summary"])
             else:
-                status, text = world.call(call)
+                status, text = world.call(call, max(0.0, budgets.wall_s - wall()))
             if index == len(reply.calls) - 1 and reply.dropped:
                 text += f"\n[{reply.dropped} more call(s) in this reply were not run: at most {MAX_CALLS_PER_TURN} a reply]"
             result(turn.turn, index, call.call_id, call.name, status, text)
@@ -501,7 +567,8 @@ def run_session(agent: TurnAgent, world: World, opening: list[dict[str, Any]], t
         answer = agent.turn(messages, tools)
         reply = parse_reply(answer.message, world.tools, agent.text_protocol)
         turn = TurnRecord(n, reply.message, int(answer.prompt_tokens), int(answer.completion_tokens),
-                          float(answer.latency_s), wall(), world.sim_time(), world.commands())
+                          float(answer.latency_s), wall(), world.sim_time(), world.commands(),
+                          int(answer.prompt_chars), int(answer.elided))
         transcript.append(turn)
         turns.append(turn)
         tokens[0] += turn.prompt_tokens

@@ -232,7 +232,9 @@ class TurnRecord:
     """One model turn of an interactive session, written as soon as the model has answered and
     before any of its tool calls runs: the assistant message as it goes back into the chat (its
     tool calls, each arguments string bounded), the tokens and latency of the call, and where the
-    session stood (wall seconds used, simulated time, commands recorded by the world)."""
+    session stood (wall seconds used, simulated time, commands recorded by the world). What the
+    model was sent for this turn: `prompt_chars` characters of chat, in which the results of
+    `elided` earlier tool calls were cut to a head and a note (core.interactive.conversation)."""
 
     turn: int
     message: dict[str, Any]
@@ -242,12 +244,14 @@ class TurnRecord:
     wall_s: float = 0.0
     sim_time: float = 0.0
     commands: int = 0
+    prompt_chars: int = 0
+    elided: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "turn", TRANSCRIPT_KEY: TRANSCRIPT_FORMAT, "turn": self.turn, "message": self.message,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "latency_s": round(self.latency_s, 4), "wall_s": round(self.wall_s, 3), "sim_time": self.sim_time,
-                "commands": self.commands}
+                "commands": self.commands, "prompt_chars": self.prompt_chars, "elided": self.elided}
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ TURN_AGENTS = ("oracle", "reference", "noop", "llm")
 
 def make_turn_agent(name: str, suite: Suite, task: Task, options: dict[str, Any] | None = None):
     """The interactive agent `name` for one task (core.interactive.TurnAgent)."""
-    from simreflect.agents.interactive import NoopTurnAgent, ToolLLMAgent
+    from simreflect.agents.interactive import DEFAULT_HISTORY_TURNS, NoopTurnAgent, ToolLLMAgent
     from simreflect.core.contract import InteractiveEpisodes
 
     if not isinstance(suite, InteractiveEpisodes):
@@ -91,6 +91,6 @@ def make_turn_agent(name: str, suite: Suite, task: Task, options: dict[str, Any]
 
         opts = dict(options or {})
         text_protocol = bool(opts.pop("text_protocol", False))
-        opts.pop("cache_dir", None)  # an interactive turn is not cached: the session is live
-        return ToolLLMAgent(LLMConfig(**opts), text_protocol=text_protocol)
+        history = opts.pop("history_turns", DEFAULT_HISTORY_TURNS)
+        return ToolLLMAgent(LLMConfig(**opts), text_protocol=text_protocol, history_turns=history)
     raise ValueError(f"agent {name!r} has no interactive form; choose from {', '.join(TURN_AGENTS)}")

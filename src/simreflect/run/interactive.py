@@ -61,7 +61,7 @@ def run_interactive_episode(suite: Suite, agent, task: Task, level: EvidenceLeve
     base = session_dir(store.dir, task.id, level_name, run)
     transcript = Transcript(base / TRANSCRIPT)
     t0 = time.monotonic()
-    world = suite.open_world(task, base, wall_used(transcript.read()))
+    world = suite.open_world(task, base, level, wall_used(transcript.read()))
     chat = opening(suite, task, budgets, agent.text_protocol)
     try:
         try:

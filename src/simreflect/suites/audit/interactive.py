@@ -3,7 +3,9 @@ its sandboxed workspace with `python` and reads the output, then hands in its au
 `submit(script)`. Each submission runs in a fresh work directory holding only params.json and
 CONTRACT.md (what the interface notes promise, and what the variant re-runs use), is graded at once
 as a round's program is, and counts against the suite's attempt budget (3); the model is shown the
-grader's report (exit code, output tail, failed checks), as the seed's auditor was. The session ends
+grader's report at the episode's evidence level (at L1 exit code, output tail and failed checks, as
+the seed's auditor was). Every script, a python call's or a submission's, runs for at most the
+suite's program timeout and never past the session's wall budget. The session ends
 at a pass, when the budget is spent, or at `finish`; its verdict is the last submission's (none:
 the verdict of no run).
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +31,10 @@ from simreflect.core.program import refuse_program
 from simreflect.core.sandbox import SANDBOX_WORKDIR, UnsafeWorkspaceFile, run_sandboxed, write_workspace_file
 from simreflect.core.untrusted import JsonLimits, Refusal, load_json
 from simreflect.core.verdict import Verdict
+from simreflect.suites.audit.suite import SCRIPT_LIMITS, SCRIPT_TIMEOUT_S
 
 WORKSPACE, CALLS = "workspace", "calls.jsonl"
 TOOL_SCRIPT = "tool_call.py"
-#: What the seed's auditor saw per attempt: exit code, output tail and the failed checks.
-FEEDBACK_LEVEL = EvidenceLevel.L1
 #: calls.jsonl is ours, but a run directory from elsewhere is data too.
 CALLS_LIMITS = JsonLimits(max_bytes=16 << 20, max_depth=64, max_items=1 << 22, max_string_chars=8 << 20,
                           nonfinite="allow", surrogates="replace")
@@ -86,6 +87,7 @@ class AuditWorld:
     suite: Any
     task: Any
     base: Path
+    level: EvidenceLevel = EvidenceLevel.L1  # what a submission's report shows (the seed's auditor: L1)
     budget: int = 3
     tools: tuple[str, ...] = ("python", "submit", "finish")
     entries: list[CallEntry] = field(default_factory=list)
@@ -148,10 +150,12 @@ class AuditWorld:
                                                   if self.submissions() else "nothing was submitted, so nothing passes."))
         return self._record(CallEntry("finish", shown + (f" ({left} submission(s) were left.)" if left else ""))).shown
 
-    def call(self, call: ToolCall) -> tuple[str, str]:
+    def call(self, call: ToolCall, time_left_s: float = SCRIPT_TIMEOUT_S) -> tuple[str, str]:
+        # a script may run for the suite's program timeout, and never past the session's wall budget
+        timeout = max(1.0, min(SCRIPT_TIMEOUT_S, time_left_s))
         if call.name == "submit":
-            return self._submit(call.arguments["script"])
-        return self._python(call.arguments["code"])
+            return self._submit(call.arguments["script"], timeout)
+        return self._python(call.arguments["code"], timeout)
 
     def recover(self, call: ToolCall, commands_before: int) -> str | None:
         """A call in flight at the kill that completed has its entry: its result is what it showed."""
@@ -163,19 +167,18 @@ class AuditWorld:
 
     # ----- tools ---------------------------------------------------------------------------------
 
-    def _python(self, code: str) -> tuple[str, str]:
-        from simreflect.suites.audit.suite import SCRIPT_LIMITS
-
+    def _python(self, code: str, timeout_s: float) -> tuple[str, str]:
         try:
             write_workspace_file(self.workspace, TOOL_SCRIPT, code)
         except (UnsafeWorkspaceFile, OSError, ValueError) as e:
             return "error", f"tool error: cannot write the code into the workspace: {type(e).__name__}"
-        result = run_sandboxed([sys.executable, f"{SANDBOX_WORKDIR}/{TOOL_SCRIPT}"], self.workspace, SCRIPT_LIMITS)
+        result = run_sandboxed([sys.executable, f"{SANDBOX_WORKDIR}/{TOOL_SCRIPT}"], self.workspace,
+                               replace(SCRIPT_LIMITS, wall_s=timeout_s, cpu_s=timeout_s))
         head = f"exit: {result.exit_code} ({result.status}{': ' + result.reason if result.reason else ''})"
         entry = CallEntry("python", f"{head}\noutput:\n{result.output_tail}", "ok" if result.ok else "error")
         return entry.status, self._record(entry).shown
 
-    def _submit(self, script: str) -> tuple[str, str]:
+    def _submit(self, script: str, timeout_s: float) -> tuple[str, str]:
         refused = refuse_program(script)
         if refused is not None:  # never a program: a malformed call, not counted
             return "error", f"tool error: submission refused: {refused.reason}"
@@ -183,9 +186,9 @@ class AuditWorld:
         with tempfile.TemporaryDirectory(prefix="simreflect-audit-submit-") as tmp:
             work = Path(tmp) / "work"
             self.suite.prepare_workspace(self.task, work)
-            run = self.suite.run_program(self.task, script, work)
+            run = self.suite.run_program(self.task, script, work, timeout_s)
             verdict = self.suite.verify(self.task, work, run)
-        report = self.suite.observe(self.task, verdict, FEEDBACK_LEVEL)
+        report = self.suite.observe(self.task, verdict, self.level)
         left = self.budget - n
         tail = ("The audit passed: the session ends." if verdict.passed else
                 f"{left} submission(s) left." if left else "No submission left: the session ends.")

@@ -331,10 +331,12 @@ class AuditSuite(Suite):
 
     interactive_tools = ("python", "submit", "finish")
 
-    def open_world(self, task: Task, base: Path, wall_used_s: float = 0.0):
+    def open_world(self, task: Task, base: Path, level: EvidenceLevel, wall_used_s: float = 0.0):
         from simreflect.suites.audit.interactive import AuditWorld
 
-        return AuditWorld(self, task, Path(base), budget=self.protocol.budget, tools=self.interactive_tools)
+        # the session's clock is the harness's: each call is given the wall seconds the session has left
+        return AuditWorld(self, task, Path(base), EvidenceLevel(level), budget=self.protocol.budget,
+                          tools=self.interactive_tools)
 
     def grade_world(self, task: Task, world) -> Verdict:
         from simreflect.suites.audit.interactive import no_submission_verdict

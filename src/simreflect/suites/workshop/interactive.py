@@ -122,10 +122,10 @@ class WorkshopWorld:
         except (InvalidCommand, CommandRejected) as e:
             return f"finish refused: {e}"
 
-    def call(self, call: ToolCall) -> tuple[str, str]:
+    def call(self, call: ToolCall, time_left_s: float = PYTHON_TIMEOUT_S) -> tuple[str, str]:
         if call.name == "http":
             return self._http(call.arguments)
-        return self._python(call.arguments["code"])
+        return self._python(call.arguments["code"], time_left_s)
 
     def recover(self, call: ToolCall, commands_before: int) -> str | None:
         """What a call in flight at the kill did, from the commands it left in the record."""
@@ -151,10 +151,10 @@ class WorkshopWorld:
             return "error", f"the request failed: {type(e).__name__}"
         return ("ok" if r.status_code < 400 else "error"), f"HTTP {r.status_code}\n{r.text}"
 
-    def _python(self, code: str) -> tuple[str, str]:
+    def _python(self, code: str, time_left_s: float) -> tuple[str, str]:
         from simreflect.suites.workshop.suite import run_client
 
-        left = self.session.budgets()["wall_seconds"]["left"]
+        left = min(self.session.budgets()["wall_seconds"]["left"], time_left_s)
         write_workspace_file(self.workspace, TOOL_SCRIPT, code)
         result = run_client(self.workspace, TOOL_SCRIPT, self.socket_path, max(1.0, min(PYTHON_TIMEOUT_S, left)))
         head = f"exit: {result.status}" + (f" ({result.reason})" if result.reason else "")

@@ -194,7 +194,9 @@ class WorkshopSuite(Suite):
 
     interactive_tools = ("http", "python", "finish")
 
-    def open_world(self, task: Task, base: Path, wall_used_s: float = 0.0):
+    def open_world(self, task: Task, base: Path, level: EvidenceLevel, wall_used_s: float = 0.0):
+        """The session's world; `level` is recorded with the episode, but changes nothing here: the
+        agent reads the state itself (GET /state), at every level alike."""
         from simreflect.suites.workshop.interactive import WorkshopWorld
 
         task_json = json.dumps({"build": task.params["build"], "seed": task.seed, "spec": task.params["spec"]},
