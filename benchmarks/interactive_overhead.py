@@ -89,12 +89,12 @@ def main() -> None:
     from simreflect.suites.workshop.reference.turns import ReferenceTurnAgent
     from simreflect.testing.scripted_llm import ScriptedLLMServer
 
-    model = ReferenceTurnAgent("place")
-
-    def reply(body):
-        return {"content": "", "tool_calls": model.turn(body["messages"], body["tools"]).message["tool_calls"]}
-
     for history in (DEFAULT_HISTORY_TURNS, 0):
+        model = ReferenceTurnAgent("place")  # the scripted model: the reference controller, fresh per episode
+
+        def reply(body, model=model):
+            return {"content": "", "tool_calls": model.turn(body["messages"], body["tools"]).message["tool_calls"]}
+
         with ScriptedLLMServer([reply]) as server:
             wall, end = place_episode(lambda task: ToolLLMAgent(
                 LLMConfig(model="scripted", base_url=server.base_url), history_turns=history))
