@@ -70,8 +70,6 @@ class RepairEnv(gym.Env):
         self._task = None
         self._state: Path | None = None
         self._report = ""
-        self._system = ""
-        self._first_report = ""
         self._round = 0
         self._attempt_rewards: list[float] = []
         self._records: list[RoundRecord] = []
@@ -103,20 +101,8 @@ class RepairEnv(gym.Env):
         self._records = []
         self._system = system_prompt(self.suite, self._task, self.level)
         self._report = self.suite.observe(self._task, self._verdict, self.level)
-        self._first_report = self._report
         obs = self._system + "\n\n" + round_feedback(1, self.budget, None, self._report)
         return obs, self._info(None)
-
-    @property
-    def system_prompt(self) -> str:
-        """The system prompt of the current episode (reset() returns it followed by the first round's
-        feedback, as one text)."""
-        return self._system
-
-    @property
-    def first_feedback(self) -> str:
-        """The user message of the episode's first round (the verifier report of the task as given)."""
-        return round_feedback(1, self.budget, None, self._first_report)
 
     @property
     def report(self) -> str:
@@ -124,11 +110,6 @@ class RepairEnv(gym.Env):
         return self._report
 
     def step(self, action: str):
-        return self.play(str(action))
-
-    def play(self, program: str | None, error: str = ""):
-        """step() for a caller that reads a model's answer itself: `program` None is a round whose
-        answer held no program (`error` says why); it is spent and changes nothing, as in the loop."""
         if self._task is None or self._state is None:
             raise RuntimeError("call reset() before step()")
         if self._round >= self.budget or self._verdict.passed:
@@ -137,11 +118,10 @@ class RepairEnv(gym.Env):
         # the loop's own round (core.rounds): whatever the suite raises on this program or what it
         # left is the attempt's failure, never the trainer's, and the feedback reads alike
         played = play_round(self.suite, self._task, self._state.parent / f"round{self._round}", self._state,
-                            self._verdict, self._report, program, self._round, self.timeout_s, self.level,
-                            error=error)
+                            self._verdict, self._report, str(action), self._round, self.timeout_s, self.level)
         outcome = played.outcome
         attempt_reward = float(self.suite.crash_reward)
-        if outcome is not None and outcome.verdict is not None:
+        if outcome.verdict is not None:
             attempt_reward = float(outcome.verdict.reward)
         self._state, self._verdict, self._report = played.state, played.verdict, played.report
         self._records.append(played.record)
@@ -151,7 +131,7 @@ class RepairEnv(gym.Env):
         terminated = self._verdict.passed
         truncated = not terminated and self._round >= self.budget
         obs = round_feedback(self._round + 1, self.budget, played.record, self._report)
-        info = self._info(None if outcome is None else outcome.program)
+        info = self._info(outcome.program)
         info["harness_error"] = played.record.harness_error  # the harness failed on this input (None: it did not)
         return obs, reward, terminated, truncated, info
 
