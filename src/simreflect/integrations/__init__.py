@@ -1,0 +1,6 @@
+"""Adapters that hand simreflect's suites to other frameworks, each behind its own optional extra.
+
+verifiers.py    PrimeIntellect's `verifiers` (extra `verifiers`): `load_environment(suite=...)`, a
+                multi-turn environment whose rollout is one episode of the suite's rounds and whose
+                reward is the suite's episode return
+"""
