@@ -5,6 +5,10 @@ The pace suite, a few rounds an episode: every round is a real program run in th
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -68,7 +72,11 @@ def test_the_dataset_is_the_first_chat_of_each_episode():
 
 def test_the_reference_program_scores_a_solve_in_one_turn(oracle_answer):
     env = load_environment(suite="pace", tasks=TASK, max_rounds=3)
-    output, requests = play(env, [{"content": oracle_answer}])
+    with ScriptedLLMServer([{"content": oracle_answer}]) as server:  # verifiers' evaluate, over the env's dataset
+        out = env.evaluate_sync(client=client_for(server), model="scripted", num_examples=1,
+                                state_columns=["simreflect"])
+        requests = list(server.requests)
+    (output,) = out["outputs"]
     assert output["error"] is None and output["stop_condition"] == "has_final_env_response"
     solve = float(get_suite("pace").scale.reward_high)
     assert output["reward"] == solve == 1.0
@@ -158,3 +166,34 @@ def test_arguments_are_checked():
         load_environment(suite="pace", tasks="no_such_task*")
     with pytest.raises(KeyError):
         load_environment(suite="no-such-suite")
+
+
+def test_concurrent_rollouts_play_episodes_of_their_own(oracle_answer):
+    """Two rollouts of one task at once: each its own workspace and rounds (garbage, then the
+    reference), whatever order their requests reach the server in."""
+    def by_turn(request: dict) -> dict:
+        turns = sum(m["role"] == "assistant" for m in request["messages"])
+        return {"content": "no program here" if turns == 0 else oracle_answer}
+
+    env = load_environment(suite="pace", tasks=TASK, max_rounds=3, concurrency=2)
+    with ScriptedLLMServer([by_turn]) as server:
+        out = env.evaluate_sync(client=client_for(server), model="scripted", num_examples=1, rollouts_per_example=2,
+                                state_columns=["simreflect"])
+        assert len(server.requests) == 4
+    rule = ReturnRule(floor=-1.0, discount=budget_discount(3))
+    assert [o["reward"] for o in out["outputs"]] == [pytest.approx(rule.of([-1.0, 1.0]))] * 2
+    assert [o["metrics"]["num_turns"] for o in out["outputs"]] == [2.0, 2.0]
+    assert all(o["simreflect"]["passed"] for o in out["outputs"]) and not env._live  # every episode closed
+
+
+def test_vf_eval_finds_the_environment_by_its_module_name(oracle_answer, tmp_path):
+    """verifiers' own command line (vf-eval ENV_ID: the module whose load_environment it calls)."""
+    vf_eval = Path(sys.executable).with_name("vf-eval")
+    args = json.dumps({"suite": "pace", "tasks": TASK, "max_rounds": 2})
+    with ScriptedLLMServer([{"content": oracle_answer}]) as server:
+        run = subprocess.run([str(vf_eval), ENV_ID, "-a", args, "-m", "scripted", "-b", server.base_url,
+                              "-k", "SCRIPTED_KEY", "-n", "1", "-r", "1"], capture_output=True, text=True,
+                             timeout=300, cwd=tmp_path, env={**os.environ, "SCRIPTED_KEY": "none"})
+        assert len(server.requests) == 1
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "solved: avg - 1.000" in run.stdout and "num_turns: avg - 1.000" in run.stdout, run.stdout[-2000:]
