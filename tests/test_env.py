@@ -46,6 +46,22 @@ def test_budget_truncates_and_bad_programs_cost_a_round(toy_bench):
     env.close()
 
 
+def test_an_answer_without_a_program_is_a_failed_round_with_its_reason(toy_bench):
+    env = RepairEnv("toy", bench=toy_bench, level="L1", budget=2)
+    obs, _ = env.reset(options={"task": "toy-01"})
+    system, user = env.opening_chat
+    assert obs == system["content"] + "\n\n" + user["content"] and "Round 1 of 2." in user["content"]
+    obs, reward, terminated, truncated, info = env.step(None, error="no fenced code block")
+    assert (terminated, truncated, info["round"]) == (False, False, 1)
+    assert info["attempt_reward"] == float(env.suite.crash_reward) and info["program"] is None
+    assert obs.startswith("Your previous answer was not used: no fenced code block.") and "Round 2 of 2." in obs
+    assert env.records[0].error == "no fenced code block" and env.records[0].script is None
+    task = next(t for t in env.tasks if t.id == "toy-01")
+    obs, reward, terminated, truncated, info = env.step(ToySuite().oracle(task))
+    assert terminated and info["passed"] and info["episode_return"] < 1.0  # a later solve earns less
+    env.close()
+
+
 def test_registered_ids(small_bench):
     env = gym.make("simreflect.envs:simreflect/gait-v0", bench=str(small_bench), level="L3")
     obs, info = env.reset(seed=0)

@@ -11,8 +11,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "simreflect"
 ABOVE = {
     "core": ("simreflect.run", "simreflect.agents", "simreflect.analysis", "simreflect.suites", "simreflect.viewer",
-             "simreflect.rl", "simreflect.cli", "simreflect.export"),
-    "analysis": ("simreflect.run", "simreflect.agents", "simreflect.viewer", "simreflect.cli"),
+             "simreflect.rl", "simreflect.cli", "simreflect.export", "simreflect.integrations"),
+    "analysis": ("simreflect.run", "simreflect.agents", "simreflect.viewer", "simreflect.cli", "simreflect.integrations"),
 }
 
 

@@ -9,7 +9,7 @@ any program.
 
 Rewards (core/returns.py, docs/rl.md): an attempt earns its own verdict's reward, `info["attempt_reward"]`
 (a program that did not run earns the suite's crash reward, a rejected artefact its invalid verdict's
-reward); the episode return is the discounted best of those, `info["episode_return"]`; the reward
+reward; so does an answer that held no program: `step(None, error=why)`, a failed round with its reason); the episode return is the discounted best of those, `info["episode_return"]`; the reward
 step() returns is the change of that return, so the sum of step rewards is the episode return and
 no sequence of attempts sums to more than a solve on the first attempt.
 """
@@ -70,6 +70,7 @@ class RepairEnv(gym.Env):
         self._task = None
         self._state: Path | None = None
         self._report = ""
+        self._system = self._opening = ""
         self._round = 0
         self._attempt_rewards: list[float] = []
         self._records: list[RoundRecord] = []
@@ -101,7 +102,8 @@ class RepairEnv(gym.Env):
         self._records = []
         self._system = system_prompt(self.suite, self._task, self.level)
         self._report = self.suite.observe(self._task, self._verdict, self.level)
-        obs = self._system + "\n\n" + round_feedback(1, self.budget, None, self._report)
+        self._opening = round_feedback(1, self.budget, None, self._report)
+        obs = self._system + "\n\n" + self._opening
         return obs, self._info(None)
 
     @property
@@ -109,7 +111,17 @@ class RepairEnv(gym.Env):
         """The verifier report of the workspace as the last accepted round left it."""
         return self._report
 
-    def step(self, action: str):
+    @property
+    def opening_chat(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The episode's first chat as the repair loop sends it (run/episode.py): the system prompt,
+        then round 1's user message; reset()'s observation is the two joined."""
+        if self._task is None:
+            raise RuntimeError("call reset() before opening_chat")
+        return {"role": "system", "content": self._system}, {"role": "user", "content": self._opening}
+
+    def step(self, action: str | None, error: str = ""):
+        """Play `action` (a program) as the next round. `action=None` is an answer that held no
+        program (`error`: why); the round is spent and earns the crash reward, as in the loop."""
         if self._task is None or self._state is None:
             raise RuntimeError("call reset() before step()")
         if self._round >= self.budget or self._verdict.passed:
@@ -118,10 +130,11 @@ class RepairEnv(gym.Env):
         # the loop's own round (core.rounds): whatever the suite raises on this program or what it
         # left is the attempt's failure, never the trainer's, and the feedback reads alike
         played = play_round(self.suite, self._task, self._state.parent / f"round{self._round}", self._state,
-                            self._verdict, self._report, str(action), self._round, self.timeout_s, self.level)
+                            self._verdict, self._report, None if action is None else str(action), self._round,
+                            self.timeout_s, self.level, error=error)
         outcome = played.outcome
         attempt_reward = float(self.suite.crash_reward)
-        if outcome.verdict is not None:
+        if outcome is not None and outcome.verdict is not None:
             attempt_reward = float(outcome.verdict.reward)
         self._state, self._verdict, self._report = played.state, played.verdict, played.report
         self._records.append(played.record)
@@ -131,7 +144,7 @@ class RepairEnv(gym.Env):
         terminated = self._verdict.passed
         truncated = not terminated and self._round >= self.budget
         obs = round_feedback(self._round + 1, self.budget, played.record, self._report)
-        info = self._info(outcome.program)
+        info = self._info(None if outcome is None else outcome.program)
         info["harness_error"] = played.record.harness_error  # the harness failed on this input (None: it did not)
         return obs, reward, terminated, truncated, info
 

@@ -7,7 +7,7 @@ Inspect finds these through the `inspect_ai` entry point this package declares (
 - a dataset of the suite's tasks (one Sample per task; `-T tasks=GLOB,...` picks some, as
   `simreflect run --tasks` does);
 - the solver `play_rounds`: the suite's round protocol, the same rounds as `simreflect run` and the
-  Gymnasium environment (core.env.RepairEnv.play): the model's answer is read with the run loop's
+  Gymnasium environment (core.env.RepairEnv.step): the model's answer is read with the run loop's
   own parser (a malformed answer is a spent round that says why, never an exception), its program
   runs in the sandbox and is verified, and the report is the next user message, until a pass or the
   attempt budget;
@@ -70,15 +70,16 @@ def play_rounds(budget: int | None = None, timeout_s: float | None = None):
         with tempfile.TemporaryDirectory(prefix="simreflect-inspect-") as tmp:
             env = await asyncio.to_thread(_open_env, meta, budget, timeout_s, Path(tmp))
             try:
-                state.messages = [ChatMessageSystem(content=env.system_prompt),
-                                  ChatMessageUser(content=env.first_feedback)]
+                system, first = env.opening_chat
+                state.messages = [ChatMessageSystem(content=system["content"]),
+                                  ChatMessageUser(content=first["content"])]
                 rounds: list[dict[str, Any]] = []
                 info: dict[str, Any] = {}
                 while True:
                     state = await generate(state)
                     parsed = parse_answer(state.output.completion)
                     observation, _, terminated, truncated, info = await asyncio.to_thread(
-                        env.play, parsed.program, parsed.error)
+                        env.step, parsed.program, parsed.error)
                     record = env.records[-1]
                     rounds.append({"round": record.round, "passed": bool(record.passed), "score": record.score,
                                    "errors": list(record.errors_after), "error": record.error or "",

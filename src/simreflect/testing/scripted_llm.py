@@ -69,6 +69,7 @@ class ScriptedLLMServer:
                 self._send(200, {
                     "id": f"chatcmpl-{len(server.requests)}",
                     "object": "chat.completion",
+                    "created": 0,  # required by the openai SDK's models (a fixed value: no clock)
                     "model": body.get("model", "scripted"),
                     "choices": [{"index": 0, "finish_reason": "tool_calls" if "tool_calls" in reply else "stop",
                                  "message": message}],
