@@ -79,3 +79,22 @@ def test_a_recorded_run_reports_resumes_and_rescores_as_it_did(name, one_bench, 
     assert run(run_dir, RunConfig.from_dict(RunStore(run_dir).config())) == []  # finished: nothing to play
     assert (run_dir / "attempts.jsonl").read_bytes() == before
     assert rescore(run_dir) == []
+
+
+def test_a_rescore_tells_a_changed_measurement_from_the_last_bits_of_a_float():
+    from simreflect.run.report import same_record_values
+
+    recorded = {"checks": [{"name": "balance", "value": 0.03215011609281944, "passed": True, "details": []}],
+                "score": 1.0, "errors": []}
+    one_ulp = {"checks": [{"name": "balance", "value": 0.03215011609281943, "passed": True, "details": []}],
+               "score": 1.0, "errors": []}
+    assert same_record_values(one_ulp, recorded)
+    for changed in ({**recorded, "score": 1.0 + 1e-6},
+                    {**recorded, "checks": [{**recorded["checks"][0], "value": 0.0322}]},
+                    {**recorded, "checks": [{**recorded["checks"][0], "passed": 1}]},
+                    {**recorded, "errors": ["balance"]},
+                    {**recorded, "extra": None},
+                    {**recorded, "score": "1.0"},
+                    {**recorded, "checks": []}):
+        assert not same_record_values(changed, recorded), changed
+    assert same_record_values(float("nan"), float("nan")) is False  # a NaN never equals a record

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -189,17 +190,38 @@ def _rescore_difference(rec: RoundRecord, accepted: bool, verdict: Any, score: f
     if accepted != rec.accepted or list(verdict.errors) != list(rec.errors_after):
         return (f"recorded errors {list(rec.errors_after)} (accepted={rec.accepted}), now {verdict.errors} "
                 f"(accepted={accepted})")
-    if rec.score != score:
+    if not same_record_values(rec.score, score):
         return f"recorded score {rec.score}, now {score}"
     if isinstance(rec.verdict, dict):
         now, then = json.loads(json.dumps(verdict.to_dict(), default=str)), dict(rec.verdict)
         for v in (now, then):
             if isinstance(v.get("diagnostics"), dict):
                 v["diagnostics"] = {k: x for k, x in v["diagnostics"].items() if k not in volatile}
-        if now != then:
-            fields = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
+        if not same_record_values(now, then):
+            fields = sorted(k for k in set(now) | set(then) if not same_record_values(now.get(k), then.get(k)))
             if fields == ["diagnostics"]:
                 fields = [f"diagnostics.{k}" for k in sorted(set(now["diagnostics"]) | set(then["diagnostics"]))
-                          if now["diagnostics"].get(k) != then["diagnostics"].get(k)]
+                          if not same_record_values(now["diagnostics"].get(k), then["diagnostics"].get(k))]
             return f"the verdict differs from the recorded one in {', '.join(fields)}"
     return ""
+
+
+#: How far a float of a re-run verdict may be from its record and still be the same measurement:
+#: the last bits of a float sum move with the numpy and BLAS build (a 1-ulp change in gait's balance
+#: margin between numpy releases), never by a part in a billion.
+RESCORE_REL_TOL = 1e-9
+
+
+def same_record_values(a: Any, b: Any, rel_tol: float = RESCORE_REL_TOL) -> bool:
+    """`a == b` for JSON-shaped values, floats equal within `rel_tol` (and 1e-12 absolute); types,
+    keys, lengths and everything else must match exactly."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, float) or isinstance(b, float):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                and math.isclose(a, b, rel_tol=rel_tol, abs_tol=1e-12))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_record_values(a[k], b[k], rel_tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_record_values(x, y, rel_tol) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b

@@ -160,11 +160,21 @@ settings and other objects are not read.
 
 """ + VERIFIER
 
-STRATEGIES = """\
-## Repair strategies
+#: L3's cycle hint, as the seed states it (its study found that it points at frames that are broken
+#: too when a defect lasts longer than one cycle) and improved (the `hint=improved` suite option).
+CYCLE_HINTS = {
+    "seed": """\
+- A walk cycle repeats: restore values from the same phase one cycle earlier (frame - period).
+""",
+    "improved": """\
 - A walk cycle repeats: a channel that is wrong on some frames can often be restored from the same
   phase one cycle earlier (frame - period), or one cycle later if the earlier cycle is itself broken.
-- A vertex weighted to a bone that is far away and neither parent nor child of its part's bone is a
+""",
+}
+
+STRATEGIES = """\
+## Repair strategies
+{cycle_hint}- A vertex weighted to a bone that is far away and neither parent nor child of its part's bone is a
   leak: remove it from that bone's vertex group and keep the part's own bone.
 - Fix the cause, not the symptom: clamping a joint to its limit or lifting a foot out of the floor
   leaves the walk wrong; restore the normal pose. Keep every change smooth over frames.
@@ -175,9 +185,10 @@ def instruction(interface: str = "python") -> str:
     return INSTRUCTION_BLENDER if interface == "blender" else INSTRUCTION
 
 
-def interface_notes(level: EvidenceLevel, frames: int = 60, interface: str = "python") -> str:
-    """The interface notes an agent reads at every level (Blender 5 API notes with the blender interface)."""
+def interface_notes(level: EvidenceLevel, frames: int = 60, interface: str = "python", hint: str = "seed") -> str:
+    """The interface notes an agent reads at every level (Blender 5 API notes with the blender
+    interface); L3 adds the repair strategies, with the cycle hint `hint` (CYCLE_HINTS)."""
     text = (BLENDER_INTERFACE if interface == "blender" else INTERFACE).replace("{frames}", str(frames - 1))
     if level >= EvidenceLevel.L3:
-        text += "\n" + STRATEGIES
+        text += "\n" + STRATEGIES.replace("{cycle_hint}", CYCLE_HINTS[hint])
     return text

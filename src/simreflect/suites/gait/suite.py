@@ -70,17 +70,23 @@ class GaitSuite(Suite):
     subset_order = ("contains leak", "contains balance", "contains knee", "1 defect", "2 defects", "3 defects")
     options_help = {"interface": "python (default: fix scripts edit the rig object) or blender (fix scripts are bpy "
                                  "scripts run by Blender 5 on the episode's .blend; needs bpy, see scripts/setup.sh "
-                                 "and SIMREFLECT_BLENDER_PYTHON)"}
+                                 "and SIMREFLECT_BLENDER_PYTHON)",
+                    "hint": "L3's cycle hint: seed (default, as the seed states it: restore values from the same "
+                            "phase one cycle earlier) or improved (or one cycle later if the earlier is broken too)"}
 
-    def __init__(self, interface: str = "python") -> None:
+    def __init__(self, interface: str = "python", hint: str = "seed") -> None:
+        if hint not in notes.CYCLE_HINTS:
+            raise ValueError(f"hint must be one of {', '.join(notes.CYCLE_HINTS)}, not {hint!r}")
         self.strategy: FixInterface = interface_for(interface)  # how fix scripts are written and run
         self.interface = interface
+        self.hint = hint
 
     def with_options(self, **options) -> GaitSuite:
         if not options:
             return self
         super().with_options(**{k: v for k, v in options.items() if k not in self.options_help})
-        suite = GaitSuite(interface=str(options.get("interface", self.interface)).strip().lower())
+        suite = GaitSuite(interface=str(options.get("interface", self.interface)).strip().lower(),
+                          hint=str(options.get("hint", self.hint)).strip().lower())
         suite.strategy.check_available()
         return suite
 
@@ -119,7 +125,7 @@ class GaitSuite(Suite):
         return notes.instruction(self.interface) + f"\nThe walk cycle of this robot lasts {task.params['period']} frames.\n"
 
     def interface_notes(self, level: EvidenceLevel) -> str:
-        return notes.interface_notes(level, interface=self.interface)
+        return notes.interface_notes(level, interface=self.interface, hint=self.hint)
 
     def subsets(self, task: Task) -> list[str]:
         kinds = task.hidden["kinds"]
