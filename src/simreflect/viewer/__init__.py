@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from simreflect.viewer.compare import write_compare
+from simreflect.viewer.compare import MAX_RUNS, write_compare
 from simreflect.viewer.episodes import episode_page as _episode_page
 from simreflect.viewer.markup import markdown_tables as _markdown_tables
 from simreflect.viewer.pages import write_run_view
@@ -34,10 +34,12 @@ def write_viewer(run_dir: Path, out: Path | None = None, *, pictures: bool = Tru
 def write_views(run_dirs: Sequence[Path], out: Path | None = None, *, pictures: bool = True) -> Path:
     """One run's viewer, or the comparison of several (default out: the first run's directory's
     `compare/`). Every directory is read before anything is written (NotARun names the first that
-    is not a run). Returns the path of index.html."""
+    is not a run, or that there are too many). Returns the path of index.html."""
     if not run_dirs:
         raise NotARun("no run directory given")
     if len(run_dirs) == 1:
         return write_viewer(run_dirs[0], out, pictures=pictures)
+    if len(run_dirs) > MAX_RUNS:
+        raise NotARun(f"at most {MAX_RUNS} runs can be compared at once, got {len(run_dirs)}")
     runs = [load_run(Path(d)) for d in run_dirs]
     return write_compare(runs, Path(out) if out else runs[0].dir / "compare", pictures=pictures)

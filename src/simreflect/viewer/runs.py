@@ -16,7 +16,8 @@ from simreflect.run.store import RunStore, StoreError
 
 
 class NotARun(ValueError):
-    """A directory the viewer cannot read as a run (the message says why)."""
+    """What the viewer cannot show: a directory that is not a run, or more runs than it compares (the
+    message says why; the CLI prints it and exits 2)."""
 
 
 @dataclass(frozen=True)
