@@ -110,3 +110,24 @@ def test_an_attempt_picture_that_fails_never_fails_the_viewer(tmp_path):
     assert "no picture of this round's program: not drawn (RuntimeError: the renderer crashed &lt;script&gt;" in crashed
     assert "nothing to draw" in empty
     assert "<img" not in crashed + empty and not list(Path(index.parent / "media").glob("*-round*"))
+
+
+def test_a_view_draws_at_most_its_budget_of_new_pictures(tmp_path):
+    from simreflect.core.records import RoundRecord
+    from simreflect.viewer.pictures import PictureBudget, attempt_pictures
+
+    class Drawing(ToySuite):
+        def attempt_picture(self, task, programs, dest, timeout_s):
+            Path(dest).write_bytes(b"GIF89a")
+            return Path(dest)
+
+    task = ToySuite().load_tasks()[0]
+    ok = {"status": "ok", "reason": "", "output_tail": ""}
+    rounds = [RoundRecord(1, script="a", program=ok, accepted=True, verdict={"score": 0.5}),
+              RoundRecord(2, script="b", program=ok, accepted=True, verdict={"score": 0.2})]
+    budget = PictureBudget(1)
+    drawn = attempt_pictures(Drawing(), task, rounds, tmp_path, "ep", 5.0, budget)
+    assert [(p.round, p.name) for p in drawn] == [(1, "ep-round1.gif"), (2, None)]  # the best, then the budget ends
+    assert "the next view of the run draws more" in drawn[1].why
+    again = attempt_pictures(Drawing(), task, rounds, tmp_path, "ep", 5.0, PictureBudget(1))
+    assert [p.name for p in again] == ["ep-round1.gif", "ep-round2.gif"]  # the drawn one reused, not counted

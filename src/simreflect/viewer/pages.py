@@ -8,14 +8,13 @@ from pathlib import Path
 from rich.progress import track
 
 from simreflect.analysis.plots import solved_by_level
-from simreflect.core.registry import get_suite
 from simreflect.run.runner import _tasks
 from simreflect.run.store import episode_key
 from simreflect.viewer.episodes import episode_page, page_stem
 from simreflect.viewer.figures import TAXONOMY_HEADING, run_charts, taxonomy_charts
 from simreflect.viewer.listing import LISTING_SCRIPT, episode_listing
 from simreflect.viewer.markup import e, markdown_tables, page
-from simreflect.viewer.pictures import attempt_pictures, task_picture
+from simreflect.viewer.pictures import PictureBudget, attempt_pictures, task_picture
 from simreflect.viewer.runs import LoadedRun
 from simreflect.viewer.session import session_section
 
@@ -24,13 +23,14 @@ def write_run_view(run: LoadedRun, out: Path, *, pictures: bool = True, back: st
     """Write a run's pages into `out`; `back` links its index to a page above it (a comparison).
     Returns the path of index.html."""
     config = run.config
-    suite = get_suite(config.suite)
+    suite = config.suite_instance()  # with the run's options (gait's interface: how its programs run)
     tasks = _tasks(config.suite, config.bench)
     media = out / "media"
     (out / "episodes").mkdir(parents=True, exist_ok=True)
     media.mkdir(exist_ok=True)
     solved_by_level(run.summary, media / "solved", title=f"{config.suite}: agent {config.agent}")
     entries = []
+    budget = PictureBudget()
     task_pictures: dict[str, str | None] = {}  # task id -> its picture's name in media/ (several rows share a task)
     # the first view of a run may render each task's picture (pace: a simulation per task) and the
     # pictures of its programs (the last and the best round of each episode)
@@ -43,7 +43,7 @@ def write_run_view(run: LoadedRun, out: Path, *, pictures: bool = True, back: st
         rounds = run.logs[episode_key(row["task"], row["level"], row.get("run", 0))].rounds
         interactive = any("interactive" in (r.method_notes or {}) for r in rounds)
         session = session_section(run.dir, out, row, stem) if interactive else ""
-        drawn = attempt_pictures(suite, task, rounds, media, stem, config.timeout_s) if pictures else []
+        drawn = attempt_pictures(suite, task, rounds, media, stem, config.timeout_s, budget) if pictures else []
         (out / link).write_text(episode_page(row, rounds, task_pictures[task.id], session, drawn))
         entries.append((row, link))
     subsets = list(run.summary.get("subsets", {}))

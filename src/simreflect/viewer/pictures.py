@@ -2,8 +2,9 @@
 can draw an agent's program (core.contract.AttemptPictures), what the round's program produced.
 
 The work is bounded: per episode only the last round with a program and the best-scored one are drawn,
-each once (kept in media/ and reused by the next view), each program within the run's timeout. A
-picture that fails is left out with its reason; it never fails the viewer."""
+each once (kept in media/ and reused by the next view), each program within the run's timeout, and a
+view draws at most PictureBudget's pictures anew (the next view draws the next ones). A picture that
+fails is left out with its reason; it never fails the viewer."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 
 MAX_REASON_CHARS = 200
+#: Pictures of attempts one view draws anew (those already in media/ are reused and not counted).
+MAX_NEW_PICTURES = 120
+
+
+@dataclass
+class PictureBudget:
+    """How many more attempt pictures this view may draw."""
+
+    left: int = MAX_NEW_PICTURES
 
 
 @dataclass(frozen=True)
@@ -71,8 +81,9 @@ def programs_up_to(rounds: Sequence[RoundRecord], number: int) -> list[str]:
 
 
 def attempt_pictures(suite: Suite, task: Task, rounds: Sequence[RoundRecord], media: Path, stem: str,
-                     timeout_s: float) -> list[RoundPicture]:
+                     timeout_s: float, budget: PictureBudget | None = None) -> list[RoundPicture]:
     """Pictures of the chosen rounds' programs in `media` as STEM-roundN.gif ([] when the suite cannot draw)."""
+    budget = budget if budget is not None else PictureBudget()
     if not isinstance(suite, AttemptPictures):
         return []
     out = []
@@ -82,6 +93,11 @@ def attempt_pictures(suite: Suite, task: Task, rounds: Sequence[RoundRecord], me
         if dest.is_file() and dest.stat().st_size > 0:
             out.append(RoundPicture(number, name, why))
             continue
+        if budget.left <= 0:
+            out.append(RoundPicture(number, None, f"not drawn: this view drew its {MAX_NEW_PICTURES} new pictures "
+                                                  "(the next view of the run draws more)"))
+            continue
+        budget.left -= 1
         try:
             written = suite.attempt_picture(task, programs_up_to(rounds, number), dest, timeout_s)
         except Exception as exc:  # noqa: BLE001 - a picture failing must never fail the viewer
