@@ -17,7 +17,7 @@ from typing import Sequence
 
 from simreflect.analysis.compare import (CONFIDENCE, ItemResult, PairedDifference, item_results, paired_difference,
                                          run_on_items, shared_items)
-from simreflect.viewer.charts import Series, bar_chart, line_chart
+from simreflect.viewer.charts import bar_chart, line_chart
 from simreflect.viewer.figures import solved_within_series
 from simreflect.viewer.listing import LISTING_SCRIPT, controls
 from simreflect.viewer.markup import e, page
