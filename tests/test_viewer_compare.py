@@ -285,3 +285,20 @@ def test_the_cli_writes_the_comparison(runs, tmp_path):
     html = (tmp_path / "cmp" / "index.html").read_text()
     assert "2 runs compared" in html and "A &minus; B" in html
     assert not list((tmp_path / "cmp" / "runs" / "A" / "media").glob("*-round*"))  # --no-pictures
+
+
+@needs_chromium
+def test_the_pages_policy_runs_only_the_viewers_own_script(browser, tmp_path):
+    """Defence in depth: were a model's script ever let through unescaped, the page's policy would
+    not run it, while the viewer's own list script still runs."""
+    from simreflect.viewer.listing import LISTING_SCRIPT, controls
+    from simreflect.viewer.markup import page as html_page
+
+    body = (controls("t") + "<table id='t'><tbody><tr data-task='a'><td>a</td></tr><tr data-task='b'><td>b</td></tr>"
+            "</tbody></table><script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">")
+    path = tmp_path / "page.html"
+    path.write_text(html_page("safe", body, LISTING_SCRIPT))
+    page = opened(browser, path)
+    page.fill("input[name='search']", "b")
+    assert visible_tasks(page, "#t") == ["b"] and page.inner_text(".count") == "1 of 2 shown"
+    assert page.title() == "safe"
