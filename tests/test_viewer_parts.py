@@ -131,3 +131,12 @@ def test_a_view_draws_at_most_its_budget_of_new_pictures(tmp_path):
     assert "the next view of the run draws more" in drawn[1].why
     again = attempt_pictures(Drawing(), task, rounds, tmp_path, "ep", 5.0, PictureBudget(1))
     assert [p.name for p in again] == ["ep-round1.gif", "ep-round2.gif"]  # the drawn one reused, not counted
+
+
+def test_the_sign_test_of_a_comparison_is_the_exact_binomial_one():
+    from scipy.stats import binomtest
+
+    a = _items({f"t{i}": (1.0, 10.0) for i in range(6)})
+    b = _items({f"t{i}": (0.0, 0.0 if i < 5 else 10.0) for i in range(6)})
+    d = paired_difference("A", a, "B", b)
+    assert (d.wins, d.losses, d.ties) == (5, 0, 1) and d.p == binomtest(5, 5, 0.5).pvalue

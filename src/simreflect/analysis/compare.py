@@ -8,7 +8,8 @@ enter no mean, as in the summary tables.
 
 Two runs are compared on the items both have: the mean per-item difference a - b with a paired 95%
 percentile bootstrap interval (items resampled together: `analysis.bootstrap.bootstrap_interval` of the
-differences, seeded), and the items won, lost and tied by a.
+differences, seeded), and the items won, lost and tied by a with the exact two-sided sign test on
+them (analysis/passk.py's).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from simreflect.analysis.bootstrap import bootstrap_interval
+from simreflect.analysis.passk import sign_test
 
 CONFIDENCE = 0.95
 Item = tuple[str, str, str]
@@ -107,6 +109,8 @@ class PairedDifference:
     losses: int
     ties: int
     """Items on which a's score is above, below, equal to b's (its solved share when either has no score)."""
+    p: float
+    """Exact two-sided sign test on the wins and losses."""
     seed: int
     resamples: int
 
@@ -139,8 +143,8 @@ def paired_difference(a: str, a_results: Mapping[Item, ItemResult], b: str, b_re
     for i in items:
         x, y = a_results[i], b_results[i]
         d = (x.score - y.score) if i in scored else (x.solved - y.solved)
-        wins += d > eps
-        losses += d < -eps
+        wins += int(d > eps)
+        losses += int(d < -eps)
 
     def mean(x: np.ndarray) -> float:
         return float(np.mean(x)) if x.size else float("nan")
@@ -148,4 +152,4 @@ def paired_difference(a: str, a_results: Mapping[Item, ItemResult], b: str, b_re
     ci = dict(confidence=CONFIDENCE, resamples=resamples, seed=seed)
     return PairedDifference(a, b, len(items), mean(sa), mean(sb), mean(sa - sb), bootstrap_interval(sa - sb, **ci),
                             len(scored), mean(pa), mean(pb), mean(pa - pb), bootstrap_interval(pa - pb, **ci),
-                            wins, losses, len(items) - wins - losses, seed, resamples)
+                            wins, losses, len(items) - wins - losses, sign_test(wins, losses), seed, resamples)

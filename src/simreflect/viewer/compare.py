@@ -86,7 +86,7 @@ def _differences_table(diffs: Sequence[PairedDifference]) -> str:
     for d in diffs:
         if not d.shared:
             lines.append(f"<tr class='difference none'><td>{d.a} &minus; {d.b}</td><td class='num'>0</td>"
-                         f"<td colspan='9'>{d.a} and {d.b} share no task (same task id and level): no difference "
+                         f"<td colspan='10'>{d.a} and {d.b} share no task (same task id and level): no difference "
                          "can be measured</td></tr>")
             continue
         lines.append(f"<tr class='difference'><td>{d.a} &minus; {d.b}</td><td class='num'>{d.n}</td>"
@@ -94,14 +94,15 @@ def _differences_table(diffs: Sequence[PairedDifference]) -> str:
                      f"<td class='num solved-diff'>{_signed(d.solved_diff, 100)}</td><td>{_pp_ci(d.solved_ci)}</td>"
                      f"<td class='num'>{score_text(d.score_a)}</td><td class='num'>{score_text(d.score_b)}</td>"
                      f"<td class='num score-diff'>{_signed(d.score_diff)}</td><td>{_ci(d.score_ci)}</td>"
-                     f"<td>{d.wins}/{d.losses}/{d.ties}</td></tr>")
+                     f"<td>{d.wins}/{d.losses}/{d.ties}</td><td class='num'>{d.p:.3g}</td></tr>")
     resamples, seed = (diffs[0].resamples, diffs[0].seed) if diffs else (0, 0)
     return (f"<p>Paired differences on the items each pair shares: the mean per-item difference with a paired "
             f"{CONFIDENCE:.0%} percentile bootstrap interval (items resampled together; {resamples:,} resamples, "
-            f"seed {seed}). W/L/T: items on which the first run scored above, below, the same as the second.</p>"
+            f"seed {seed}). W/L/T: items on which the first run scored above, below, the same as the second; p: the exact two-sided "
+            "sign test on W against L.</p>"
             "<table id='differences'><thead><tr><th>pair</th><th>shared</th><th>solved (first)</th>"
             "<th>solved (second)</th><th>difference (pp)</th><th>95% CI</th><th>score (first)</th>"
-            "<th>score (second)</th><th>difference</th><th>95% CI</th><th>W/L/T</th></tr></thead><tbody>"
+            "<th>score (second)</th><th>difference</th><th>95% CI</th><th>W/L/T</th><th>p</th></tr></thead><tbody>"
             + "".join(lines) + "</tbody></table>")
 
 
