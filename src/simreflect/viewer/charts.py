@@ -82,10 +82,13 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
     for k, s in enumerate(drawn):
         color = PALETTE[k % len(PALETTE)]
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s.points)
+        # later series dashed and with smaller marks, so a line another one covers still shows
+        dash = "" if k == 0 else f" stroke-dasharray='{6 + 2 * k} 4'"
+        radius = max(2.0, 4.5 - 0.8 * k)
         out.append(f"<g class='series' data-label='{e(s.label)}'>"
-                   f"<polyline fill='none' stroke='{color}' stroke-width='2' points='{path}'/>")
+                   f"<polyline fill='none' stroke='{color}' stroke-width='2'{dash} points='{path}'/>")
         for x, y in s.points:
-            out.append(f"<circle class='point' cx='{px(x):.1f}' cy='{py(y):.1f}' r='3.5' fill='{color}' "
+            out.append(f"<circle class='point' cx='{px(x):.1f}' cy='{py(y):.1f}' r='{radius:.1f}' fill='{color}' "
                        f"data-x='{_num(x)}' data-y='{_num(y)}'><title>{e(s.label)}: {_num(x)}, {_num(y)}</title></circle>")
         out.append("</g>")
         lx, ly = left + (k % 2) * pw / 2, top + ph + 52 + 16 * (k // 2)
@@ -96,9 +99,10 @@ def line_chart(title: str, series: Sequence[Series], x_label: str, y_label: str,
 
 
 def bar_chart(title: str, bars: Sequence[tuple[str, float]], value_text: Callable[[float], str] = _num,
-              x_max: float | None = None, css_class: str = "", width: int = 1000) -> str:
+              x_max: float | None = None, css_class: str = "", width: int = 1000, colors: bool = False) -> str:
     """One horizontal bar per (label, value >= 0), in the order given; '' when there are none.
-    `width`: of the drawing (it is scaled to its box: 1000 for the page's width, about 500 for half)."""
+    `width`: of the drawing (it is scaled to its box: 1000 for the page's width, about 500 for half);
+    `colors`: each bar in the colour of the line chart's series of the same position."""
     if not bars:
         return ""
     w, right, top, row = width, 70, 30, 24
@@ -114,7 +118,7 @@ def bar_chart(title: str, bars: Sequence[tuple[str, float]], value_text: Callabl
         y = top + k * row
         out.append(f"<text x='{left - 8}' y='{y + 15}' text-anchor='end'>{e(_short(label))}</text>"
                    f"<rect class='bar' x='{left}' y='{y + 3}' width='{v * scale:.1f}' height='{row - 7}' "
-                   f"fill='{PALETTE[0]}' data-label='{e(label)}' data-value='{_num(value)}'>"
+                   f"fill='{PALETTE[k % len(PALETTE)] if colors else PALETTE[0]}' data-label='{e(label)}' data-value='{_num(value)}'>"
                    f"<title>{e(label)}: {e(value_text(value))}</title></rect>"
                    f"<text x='{left + v * scale + 6:.1f}' y='{y + 15}'>{e(value_text(value))}</text>")
     out.append("</svg>")

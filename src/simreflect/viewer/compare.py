@@ -145,7 +145,7 @@ def _charts(names: Sequence[str], runs: Sequence[LoadedRun], items: list) -> str
     curve = line_chart(f"Solved within b rounds, on {on} (finished episodes)", series, "round budget b",
                        "solved (%)", (0.0, 100.0), "compare-curve")
     bars = bar_chart(f"Solved on {on}", [(n, s.points[-1][1] if s.points else 0.0) for n, s in zip(names, series)],
-                     lambda v: f"{v:.1f}%", 100.0, "compare-solved", width=560)
+                     lambda v: f"{v:.1f}%", 100.0, "compare-solved", width=560, colors=True)
     return "<h2>Charts</h2><div class='charts'>" + "".join(f"<div>{c}</div>" for c in (curve, bars) if c) + "</div>"
 
 

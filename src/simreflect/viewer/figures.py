@@ -121,6 +121,6 @@ def run_charts(rows: Sequence[Mapping[str, Any]], logs: Mapping[str, EpisodeLog]
     """The Pass@k curve, the score by round and the failed checks of a run, laid out to the page's width
     (the taxonomy's chart stands where the summary puts its table)."""
     grid = [c for c in (passk_chart(rows, levels, budget, trajectories, runs), score_by_round_chart(logs, levels)) if c]
-    wide = failed_checks_chart(logs)
+    wide = failed_checks_chart(logs) or "<p class='meta'>Failed checks: no round's verdict failed a check.</p>"
     return ("<h2>Charts</h2><div class='charts'>" + "".join(f"<div>{c}</div>" for c in grid) + "</div>"
             + wide) if grid or wide else ""
