@@ -271,10 +271,15 @@ def test_a_directory_that_is_not_a_run_is_a_clear_error(runs, tmp_path):
     with pytest.raises(NotARun, match="is not a run directory"):
         write_views([runs["oracle"], tmp_path / "empty"], tmp_path / "out")
     assert not (tmp_path / "out").exists()  # every run is read before anything is written
-    for args in ([str(runs["oracle"]), str(tmp_path / "empty")], [str(tmp_path / "missing")]):
+    (tmp_path / "damaged").mkdir()
+    (tmp_path / "damaged" / "config.json").write_text("{not json")
+    (tmp_path / "a-file").write_text("x")
+    for args in ([str(runs["oracle"]), str(tmp_path / "empty")], [str(tmp_path / "missing")],
+                 [str(tmp_path / "a-file"), str(runs["oracle"])], [str(runs["noop"]), str(tmp_path / "damaged")]):
         res = subprocess.run(CLI + ["view", *args, "--out", str(tmp_path / "out")], capture_output=True, text=True,
                              timeout=300)
-        assert res.returncode == 2 and "is not a run directory" in res.stdout + res.stderr
+        assert res.returncode == 2 and ("is not a run directory" in res.stdout + res.stderr
+                                        or "is damaged" in res.stdout + res.stderr), res.stdout + res.stderr
         assert "Traceback" not in res.stdout + res.stderr
 
 

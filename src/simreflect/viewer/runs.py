@@ -48,7 +48,8 @@ def load_run(run_dir: Path) -> LoadedRun:
     """The run in `run_dir`, its derived files (runs.jsonl, summary) written afresh."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
-        raise NotARun(f"{run_dir} is not a run directory (no such directory)")
+        why = "a file, not a directory" if run_dir.exists() else "no such directory"
+        raise NotARun(f"{run_dir} is not a run directory ({why})")
     try:
         RunStore(run_dir).config()  # the store's own message for a directory without a run
         md = write_report(run_dir)
