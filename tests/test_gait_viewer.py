@@ -23,3 +23,7 @@ def test_gait_episode_shows_its_picture_and_scripts(run_dir, tmp_path):
         assert "rig.fcurve" in page.locator(".script").nth(0).inner_text()
         assert "Oracle repair" in page.locator(".script").nth(1).inner_text()
         assert page.evaluate("document.querySelector('img.pic').naturalWidth") > 0  # the GIF loaded
+        # the oracle's round (the last and the best) drawn: the rig its fix script left, walking
+        assert page.locator("img.attempt").count() == 1
+        assert page.evaluate("document.querySelector('img.attempt').naturalWidth") > 0
+        assert page.locator(".round .score").nth(1).inner_text() == "1"  # all seven checks pass

@@ -85,6 +85,8 @@ def test_viewer_in_headless_chromium(toy_task_and_run, tmp_path):
     with episode_in_chromium(run_dir, task.id, tmp_path / "episode.png") as page:
         assert ".write('1')" in page.locator(".script").nth(0).inner_text()
         assert f"{task.params['a']} * {task.params['b']}" in page.locator(".script").nth(1).inner_text()
+        assert [page.locator(".round .score").nth(i).inner_text() for i in range(2)] == ["0", "1"]  # the verdicts'
+        assert page.locator("img").count() == 0  # the toy suite draws nothing: no broken image
 
 
 def test_summary_markdown_headings_and_aligned_tables():

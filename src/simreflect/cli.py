@@ -529,18 +529,21 @@ def export_harbor_cmd(
 
 @app.command("view")
 def view_cmd(
-    run_dir: Path = typer.Argument(..., help="A run directory."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the pages (default RUN_DIR/view)."),
+    run_dirs: list[Path] = typer.Argument(..., help="A run directory, or several to compare side by side."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the pages (default RUN_DIR/view; with "
+                                       "several runs the first run's directory's compare/)."),
+    pictures: bool = typer.Option(True, "--pictures/--no-pictures", help="Draw what the agent's programs produced "
+                                  "(the last and the best round of each episode), where the suite can."),
     serve: bool = typer.Option(False, "--serve", help="Serve the pages on localhost after writing them."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port for --serve (0: any free port)."),
 ) -> None:
-    """Write (and optionally serve) a web page of a run: summary, plots, every episode and round."""
-    from simreflect.run.store import StoreError
-    from simreflect.viewer import write_viewer
+    """Write (and optionally serve) a web page of a run: summary, charts, every episode and round; of several
+    runs, a comparison on the tasks they share (paired differences with intervals) and each run's pages."""
+    from simreflect.viewer import NotARun, write_views
 
     try:
-        index = write_viewer(run_dir, out)
-    except StoreError as e:
+        index = write_views(run_dirs, out, pictures=pictures)
+    except NotARun as e:
         _fail(e)
     console.print(f"wrote {index}")
     if serve:

@@ -344,7 +344,8 @@ class PairedComparison:
         return out
 
 
-def _sign_test(wins: int, losses: int) -> float:
+def sign_test(wins: int, losses: int) -> float:
+    """Exact two-sided sign test on pairs won and lost (ties left out); 1.0 when there are none."""
     return 1.0 if wins + losses == 0 else float(binomtest(wins, wins + losses, 0.5).pvalue)
 
 
@@ -378,9 +379,9 @@ def paired_comparison(trajectories: Iterable[Trajectory], a: tuple[str, str], b:
     ci = dict(confidence=CONFIDENCE, resamples=resamples, seed=seed)
     return PairedComparison(a, b, k, include_attempt0, budget, n, unmatched,
                             mean(pa), mean(pb), mean(pa - pb), bootstrap_interval(pa - pb, **ci), pw, pl, n - pw - pl,
-                            _sign_test(pw, pl),
+                            sign_test(pw, pl),
                             mean(sa), mean(sb), mean(sa - sb), bootstrap_interval(sa - sb, **ci), sw, sl, n - sw - sl,
-                            _sign_test(sw, sl), split, seed, resamples)
+                            sign_test(sw, sl), split, seed, resamples)
 
 
 def compare_to_baseline(trajectories: Iterable[Trajectory], baseline: str, *, k: int, include_attempt0: bool,

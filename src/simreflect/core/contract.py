@@ -153,6 +153,19 @@ class Pictures(Protocol):
 
 
 @runtime_checkable
+class AttemptPictures(Protocol):
+    """A picture (GIF, MP4 or PNG) of what an agent's program produced, written to `dest`.
+
+    `programs` are the accepted programs of the episode's earlier rounds in order, then the round's
+    own: the suite replays what its workspace needs (pace evaluates the last alone; gait runs each on
+    the rig the one before left). Every program runs as a round's does (in the sandbox, each within
+    `timeout_s`). Returns the path written, or None when there is nothing to draw (the program did
+    not run, its artefact was rejected)."""
+
+    def attempt_picture(self, task: Task, programs: Sequence[str], dest: Path, timeout_s: float) -> Path | None: ...
+
+
+@runtime_checkable
 class InteractiveEpisodes(Protocol):
     """The suite can be played as interactive sessions (core.interactive): one attempt is one live
     session a model drives with the tools in `interactive_tools` (of http, python, submit, finish) until
@@ -193,7 +206,7 @@ class BrokenTasks(Protocol):
 CAPABILITIES: dict[str, type] = {
     "export": Exports, "source-programs": SourcePrograms, "attempt-budget": AttemptBudget,
     "episode-flags": EpisodeFlags, "volatile-diagnostics": VolatileDiagnostics, "baseline-agent": BaselineAgent,
-    "pictures": Pictures, "interactive": InteractiveEpisodes, "broken-tasks": BrokenTasks,
+    "pictures": Pictures, "attempt-pictures": AttemptPictures, "interactive": InteractiveEpisodes, "broken-tasks": BrokenTasks,
 }
 
 

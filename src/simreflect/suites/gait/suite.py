@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Sequence
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.contract import HiddenValue, RunProtocol, ScoreScale, value_texts
@@ -148,6 +149,31 @@ class GaitSuite(Suite):
     def picture(self, task: Task) -> Path | None:
         gif = Path(task.params["dir"]) / "walk.gif"
         return gif if gif.is_file() else None
+
+    def attempt_picture(self, task: Task, programs: Sequence[str], dest: Path, timeout_s: float) -> Path | None:
+        """The walk the rig left by `programs` (each fix script run in turn on what the one before left,
+        as the episode's rounds built on each other), drawn as the episode's GIF is; None when one of
+        them did not run or the rig it left cannot be read."""
+        import tempfile
+
+        from simreflect.suites.gait.pictures import attempt_gif
+        from simreflect.suites.gait.rig import RigFormatError
+
+        if not programs:
+            return None
+        with tempfile.TemporaryDirectory(prefix="simreflect-gait-picture-") as tmp:
+            work = Path(tmp) / "work"
+            self.prepare_workspace(task, work)
+            for program in programs:
+                run = self.run_program(task, program, work, timeout_s)
+                if run.result.status != "ok":
+                    return None
+            try:
+                rig = load_workspace_rig(work)
+            except RigFormatError:
+                return None
+            attempt_gif(task, rig, Path(dest))
+        return Path(dest)
 
     def default_root(self, seed: int = 0) -> Path:
         """A benchmark built once (in seconds) into the user's cache directory."""

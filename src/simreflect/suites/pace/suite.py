@@ -16,6 +16,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 from simreflect.core.cache import cache_dir
 from simreflect.core.contract import BrokenTask, HiddenValue, RunProtocol, ScoreScale, value_texts
@@ -196,6 +197,25 @@ class PaceSuite(Suite):
                 if os.path.exists(tmp):
                     os.unlink(tmp)
         return path
+
+    def attempt_picture(self, task: Task, programs: Sequence[str], dest: Path, timeout_s: float) -> Path | None:
+        """A GIF of the last of `programs` run in the target environment (a pace program is a whole
+        design: the earlier rounds change nothing it needs), or None when its design was not built."""
+        if not programs or refuse_program(programs[-1]) is not None:
+            return None
+        dest = Path(dest)
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.stem}-", suffix=".gif", dir=dest.parent)
+        os.close(fd)
+        os.unlink(tmp)  # the evaluation writes it only when the design was built and simulated
+        try:
+            evaluate(self.spec(task), task.hidden["stage"], programs[-1], gif=Path(tmp), timeout_s=timeout_s)
+            if not os.path.isfile(tmp) or os.path.getsize(tmp) == 0:
+                return None
+            os.replace(tmp, dest)
+            return dest
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
     # --- text
 
