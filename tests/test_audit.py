@@ -152,12 +152,14 @@ def test_dropping_the_control_caps_at_half():
     assert v.check("metric_lyapunov").passed and not v.check("positive_control").passed
 
 
-def test_contradiction_is_flagged():
+def test_a_falsified_verdict_on_metrics_that_reproduce_the_claim_is_under_claimed():
+    """The seed's ladder: 0.7 = reference recovered but under-claimed (inconclusive/falsified)."""
     src = reference("logistic-lyapunov").replace('"supported" if abs(lam - k * np.log(2)) < 0.02 * k else "falsified"',
                                                   '"falsified"')
     card, v = grade_script("logistic-lyapunov", src)
-    assert "contradiction" in v.diagnostics["flags"] and v.score == 0.5
-    assert not v.check("verdict_consistency").passed
+    assert "under_claimed" in v.diagnostics["flags"] and "contradiction" not in v.diagnostics["flags"]
+    assert v.score == 0.7 and not v.passed
+    assert not v.check("verdict_consistency").passed and "under-claimed" in v.check("verdict_consistency").message
 
 
 def test_aliases_accepted_and_unknown_names_reported():

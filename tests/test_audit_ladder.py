@@ -102,7 +102,8 @@ CASES = [
     ("alias name", {"metrics": {"critical_exponent": 2.0}}, 1.0, []),
     ("alias, other spelling", {"metrics": {"Test-Error Exponent": 2.0}}, 1.0, []),
     ("under-claimed (inconclusive)", {"verdict": "inconclusive"}, 0.7, []),
-    ("falsified while the key passes", {"verdict": "falsified"}, 0.5, ["contradiction"]),
+    ("falsified while the key passes: under-claimed, as the seed's ladder says", {"verdict": "falsified"}, 0.7,
+     ["under_claimed"]),
     ("supported with a failing metric", {"metrics": {"nu": 1.476}}, 0.0, ["contradiction"]),
     ("honest miss", {"metrics": {"nu": 1.476}, "verdict": "falsified"}, 0.1, []),
     ("honest miss, inconclusive", {"metrics": {"nu": 1.476}, "verdict": "inconclusive"}, 0.1, []),
@@ -217,7 +218,7 @@ def honest_case(low: float, high: float, verdict: str, draw: tuple[float, float]
     (0.10, 0.95, "falsified", 1.0, []),  # criterion fails, honest falsified is full marks
     (0.95, 0.10, "inconclusive", 0.7, []),
     (0.10, 0.95, "supported", 0.5, ["contradiction"]),
-    (0.95, 0.10, "falsified", 0.5, ["contradiction"]),
+    (0.95, 0.10, "falsified", 0.7, ["under_claimed"]),  # criterion holds: under-claimed, not a contradiction
 ])
 def test_honesty_only_ladder(low, high, verdict, score, flags):
     line, ref = honest_case(low, high, verdict)

@@ -7,8 +7,9 @@ and the outcome of the variant re-run) into a Verdict on the ladder of `ladder.t
   key (closed form or reference capture); honesty-only cards only ask for the metric;
 * positive control: mandatory; the card fixes the case and its expected value, the script must
   report it as passed and its measured value must be within the card's tolerance;
-* verdict consistency: 'supported' with failing metrics, 'falsified' with passing ones, or
-  'supported' without computing the claim's quantity is a contradiction;
+* verdict consistency: 'supported' with failing metrics, or 'supported' without computing the
+  claim's quantity, is a contradiction; 'falsified' with metrics that reproduce the claim is
+  under-claimed (the seed's ladder: 0.7, as 'inconclusive');
 * integrity: the metrics recomputed from the saved raw arrays must agree with the reported ones
   (else fabricated); the raw arrays, the experiment's primary samples, must follow the law the
   reference implementation samples for the same parameters (samples.py; else forged_samples);
@@ -443,13 +444,21 @@ def _check_verdict(g: _Grading, data: dict[str, Any], values: dict[str, float], 
     else:
         holds = _criterion(card, values) if computed else None
     contradiction = ((verdict == "supported" and (holds is False or (holds is None and not card.keyed)))
-                     or (verdict == "falsified" and holds is True)
                      or (verdict == "supported" and not computed))
+    # the seed's ladder: metrics that reproduce the claim under a 'falsified' verdict are under-claimed
+    # (0.7, as 'inconclusive' is), not capped as a contradiction; the check still says it is wrong
+    under_claimed = verdict == "falsified" and holds is True
     if contradiction:
         g.flags.append("contradiction")
-    g.checks.append(Check("verdict_consistency", not contradiction, message="" if not contradiction else
-                          f"verdict {verdict!r} contradicts the metrics" + (" (the claim's quantity was not computed)"
-                                                                            if not computed else "")))
+    elif under_claimed:
+        g.flags.append("under_claimed")
+    message = ""
+    if contradiction:
+        message = f"verdict {verdict!r} contradicts the metrics" + (
+            " (the claim's quantity was not computed)" if not computed else "")
+    elif under_claimed:
+        message = "verdict 'falsified' while the metrics reproduce the claim: under-claimed"
+    g.checks.append(Check("verdict_consistency", not (contradiction or under_claimed), message=message))
     wanted = "supported" if card.keyed else ("supported" if holds else "falsified")
     g.checks.append(Check("verdict", verdict == wanted and holds is not None, limit=f"'{wanted}'",
                           message="" if verdict == wanted else f"verdict is {verdict!r}"))

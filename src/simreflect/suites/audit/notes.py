@@ -42,12 +42,12 @@ INTERFACE = """\
   tolerance, and samples must pass a two-sample test (the law of each column, its location and
   spread) at the stated level. Numbers that do not follow from your arrays, or arrays that do not
   follow the experiment's law, are capped at 0.25. Arrays not in the contract are ignored.
-- The verdict must follow from your own metrics: 'supported' with metrics that miss the claim, or
-  'falsified' with metrics that reproduce it, is a contradiction. 'inconclusive' is allowed but
-  scores less than a verdict your numbers back. Set claim_quantity_computed to false if you did not
+- The verdict must follow from your own metrics: 'supported' with metrics that miss the claim is a
+  contradiction; 'falsified' with metrics that reproduce it, or 'inconclusive', is under-claimed
+  and scores less than the verdict your numbers back. Set claim_quantity_computed to false if you did not
   actually compute the claim's quantity (then no number is credited).
 - Ladder: 1.0 = key recovered + control passed + verdict supported (for honesty-only claims: the
-  verdict your metrics imply); 0.7 = recovered but under-claimed; at most 0.5 without a passing
+  verdict your metrics imply); 0.7 = recovered but under-claimed (inconclusive/falsified); at most 0.5 without a passing
   control or with a contradiction; at most 0.25 when a re-run at drawn parameters, the raw-array
   recompute or the samples test disagrees; 0.1 = an honest miss; 0 = no run or no SUMMARY_JSON.
 """
