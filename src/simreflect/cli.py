@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from simreflect import __version__
 from simreflect.core import registry
-from simreflect.core.contract import RunProtocol, capabilities
+from simreflect.core.contract import HISTORY_MODES, RunProtocol, capabilities
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.run import agents as _agents  # registers this package's agents and methods
 
@@ -204,7 +204,8 @@ def run_cmd(
     runs: Optional[int] = typer.Option(None, "--runs", min=1, help="Independent runs of every episode (default: "
                                        f"the suite's: {_suite_defaults('runs')})."),
     history: Optional[str] = typer.Option(None, "--history", help="What the agent sees of earlier rounds: full | "
-                                          f"last+best (default: the suite's: {_suite_defaults('history')})."),
+                                          "last+best | previous+best (PACE's Previous-One + Best prompt) (default: the "
+                                          f"suite's: {_suite_defaults('history')})."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids or glob patterns to run, e.g. "
                                         "'statics_*.stage1,control_lander.*' (default: every task)."),
     limit: int = typer.Option(0, "--limit", min=0, help="Run only the first N of the (selected) tasks (0: all)."),
@@ -335,8 +336,8 @@ def _check_config(config, mode: str = "rounds", session: list[str] = (), text_pr
     if not Path(config.bench).exists():
         _fail(f"--bench {config.bench} does not exist")
     try:
-        if config.history not in ("full", "last+best"):
-            raise ValueError(f"--history must be full or last+best, not {config.history!r}")
+        if config.history not in HISTORY_MODES:
+            raise ValueError(f"--history must be one of {', '.join(HISTORY_MODES)}, not {config.history!r}")
         chosen_tasks = config.selected_tasks()
         if history_turns is not None and (mode != "interactive" or config.agent != "llm"):
             raise ValueError("--history-turns is for --mode interactive with --agent llm")

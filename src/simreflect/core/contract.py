@@ -17,7 +17,9 @@ from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.records import RoundRecord
 from simreflect.core.task import Task
 
-HISTORY_MODES = ("full", "last+best")
+#: What an agent is shown of earlier rounds (run/history.py): every round, the last and the best as
+#: chat pairs, or PACE's Previous-One + Best revision prompt.
+HISTORY_MODES = ("full", "last+best", "previous+best")
 
 
 @dataclass(frozen=True)

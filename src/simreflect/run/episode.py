@@ -24,10 +24,12 @@ from simreflect.agents.base import Action, Agent, InfrastructureError, Observati
 from simreflect.core.attempt import AttemptOutcome, TrustedSideFailure, attempt, guarded
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.records import EndRecord, InfraErrorRecord, RoundRecord
-from simreflect.core.rounds import play_round, round_feedback, system_prompt
+from simreflect.core.contract import HISTORY_MODES
+from simreflect.core.rounds import play_round, system_prompt
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 from simreflect.core.workspace import copy_workspace
+from simreflect.run.history import round_chat
 from simreflect.run.store import EpisodeLog, RunStore
 
 @dataclass(frozen=True)
@@ -96,9 +98,9 @@ def run_episode(
 ) -> EpisodeOutcome:
     """Play (or resume) one episode.
 
-    `history` is what the agent is shown of earlier rounds: "full" (every round), or "last+best"
-    (the latest round and the highest-scoring one, ties to the earliest: the pace protocol's
-    truncation). With `invalid_streak` > 0, that many invalid generations in a row (no program, or
+    `history` is what the agent is shown of earlier rounds (run/history.py): "full" (every round),
+    "last+best" (the latest round and the highest-scoring one as chat pairs) or "previous+best"
+    (PACE's Previous-One + Best revision prompt). With `invalid_streak` > 0, that many invalid generations in a row (no program, or
     a program that could not run) end the episode.
     """
     if history not in HISTORY_MODES:
@@ -118,12 +120,7 @@ def run_episode(
 
     # after the last round recorded (a round whose record was damaged and skipped still cost its place)
     for round_no in range((log.rounds[-1].round if log.rounds else 0) + 1, budget + 1):
-        last = log.rounds[-1] if log.rounds else None
-        user = round_feedback(round_no, budget, last, report)
-        shown = _shown_rounds(log.rounds, history)
-        chat = [m for rec in shown for m in ({"role": "user", "content": rec.prompt[-1]["content"]},
-                                              {"role": "assistant", "content": rec.answer})]
-        messages = ({"role": "system", "content": system}, *chat, {"role": "user", "content": user})
+        messages = round_chat(system, log.rounds, history, round_no, budget, report)
         obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict,
                           history=tuple(log.rounds), run=run, report=report)
         t0 = time.monotonic()
@@ -158,18 +155,6 @@ def run_episode(
         if _invalid_tail(log.rounds) >= invalid_streak > 0:
             return _finish(store, ids, log, "invalid_streak", base)
     return _finish(store, ids, log, "solved" if verdict.passed else "budget", base)
-
-
-HISTORY_MODES = ("full", "last+best")
-
-
-def _shown_rounds(rounds: list[RoundRecord], history: str) -> list[RoundRecord]:
-    if history == "full" or len(rounds) <= 1:
-        return list(rounds)
-    scored = [r for r in rounds if r.accepted and r.score is not None]
-    best = max(scored, key=lambda r: (r.score, -r.round)) if scored else None
-    shown = [r for r in rounds if r is best or r is rounds[-1]]
-    return sorted(shown, key=lambda r: r.round)
 
 
 def _invalid_tail(rounds: list[RoundRecord]) -> int:
