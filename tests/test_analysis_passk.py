@@ -201,3 +201,25 @@ def test_full_markdown_report():
         assert heading in md
     curves_md = budget_curves_markdown(budget_curves(BASE, k=2, include_attempt0=True))
     assert "attempt 0 (the unchanged source design) included" in curves_md
+
+
+def test_paces_denominators_leave_incomplete_runs_out_and_count_the_valid_instances():
+    """PACE excludes incomplete runs (no executable attempt, or ended by invalid generations), so a
+    pair with fewer than k complete runs drops out; ours keeps them at the score floor."""
+    incomplete_pair = [run("S_03", 1, 0, [None, None], end="invalid_streak"), run("S_03", 1, 1, [10, 100])]
+    streak_ended = [run("S_04", 1, 0, [30, None], end="invalid_streak"), run("S_04", 1, 1, [40, 50])]
+    trajs = BASE + incomplete_pair + streak_ended
+    ours = metric_table(trajs, by=(), k=2, include_attempt0=False)
+    pace = metric_table(trajs, by=(), k=2, include_attempt0=False, denominators="valid")
+    assert ours.n == 4 and ours.n_excluded == 0
+    assert pace.n == 2 and pace.n_excluded == 2 and pace.denominators == "valid"
+    assert {e.cell.split("/")[2] for e in pace.exclusions} == {"S_03", "S_04"}
+    assert all("complete run(s) of 2" in e.reason for e in pace.exclusions)
+    # the same two complete pairs as ours computes them
+    assert pace.rows[0].pass_at_k == metric_table(BASE, by=(), k=2, include_attempt0=False).rows[0].pass_at_k
+    assert ours.rows[0].pass_at_k == pytest.approx((1 + 0 + 1 + 0) / 4)
+    assert pace.to_dict()["denominators"] == "valid"
+    md = analysis_markdown(trajs, k=2, include_attempt0=False, title="t")
+    assert "PACE's denominators (valid instances only)" in md and "n = 2 valid instances" in md
+    with pytest.raises(ValueError, match="denominators must be one of"):
+        metric_table(trajs, by=(), k=2, include_attempt0=False, denominators="some")

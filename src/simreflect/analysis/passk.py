@@ -113,19 +113,38 @@ class _Cell:
         return self.runs[0]
 
 
-def _cells(kept: Sequence[Trajectory], k: int) -> tuple[dict[tuple, _Cell], list[Exclusion]]:
+#: Who is in a cell's denominator: every finished run ("all", ours: a run with no valid attempt
+#: scores the floor), or only complete ones ("valid", PACE's: a run with no executable attempt, or
+#: one ended by invalid generations, is incomplete and left out; its pair is excluded when fewer
+#: than k complete runs remain, so the valid instances need not be every pair).
+DENOMINATORS = ("all", "valid")
+
+
+def incomplete(traj: Trajectory, *, include_attempt0: bool) -> bool:
+    """PACE's incomplete run: no valid (executable) attempt, or ended by invalid generations."""
+    return traj.end_reason == "invalid_streak" or not any(a.valid for a in traj.considered(include_attempt0))
+
+
+def _cells(kept: Sequence[Trajectory], k: int, denominators: str = "all",
+           include_attempt0: bool = False) -> tuple[dict[tuple, _Cell], list[Exclusion]]:
     if k < 1:
         raise ValueError("k must be >= 1")
+    if denominators not in DENOMINATORS:
+        raise ValueError(f"denominators must be one of {DENOMINATORS}, not {denominators!r}")
     by_cell: dict[tuple, list[Trajectory]] = {}
     for t in kept:
         by_cell.setdefault(t.cell, []).append(t)
     cells, excluded = {}, []
     for key in sorted(by_cell, key=lambda c: tuple(map(str, c))):
-        runs = tuple(sorted(by_cell[key], key=lambda t: t.run))
+        finished = tuple(sorted(by_cell[key], key=lambda t: t.run))
+        runs = finished
+        if denominators == "valid":
+            runs = tuple(t for t in finished if not incomplete(t, include_attempt0=include_attempt0))
         if len(runs) < k:
-            t = runs[0]
-            excluded.append(Exclusion(f"{t.method}/{t.model}/{t.task}/stage{t.stage}", _fields(t),
-                                      f"{len(runs)} finished run(s), k = {k} needed"))
+            t = finished[0]
+            reason = (f"{len(runs)} complete run(s) of {len(finished)}, k = {k} needed" if denominators == "valid"
+                      else f"{len(runs)} finished run(s), k = {k} needed")
+            excluded.append(Exclusion(f"{t.method}/{t.model}/{t.task}/stage{t.stage}", _fields(t), reason))
         else:
             cells[key] = _Cell(runs)
     return cells, excluded
@@ -174,6 +193,7 @@ class MetricTable:
     infra: InfraSplit
     seed: int
     resamples: int
+    denominators: str = "all"
 
     @property
     def n(self) -> int:
@@ -185,7 +205,7 @@ class MetricTable:
 
     def to_dict(self) -> dict[str, Any]:
         return {"by": list(self.by), "k": self.k, "include_attempt0": self.include_attempt0, "budget": self.budget,
-                "unit": "pair (method x model x task x stage)", "confidence": CONFIDENCE, "seed": self.seed,
+                "denominators": self.denominators, "unit": "pair (method x model x task x stage)", "confidence": CONFIDENCE, "seed": self.seed,
                 "resamples": self.resamples, "n": self.n, "excluded": self.n_excluded,
                 "rows": [{"group": dict(r.group), "n": r.n, "excluded": r.excluded, "runs": r.runs,
                           "runs_without_valid": r.runs_without_valid, "pass_at_k": r.pass_at_k,
@@ -196,11 +216,13 @@ class MetricTable:
 
 
 def metric_table(trajectories: Iterable[Trajectory], *, by: Sequence[str], k: int, include_attempt0: bool,
-                 budget: int | None = None, seed: int = 0, resamples: int = 2000) -> MetricTable:
-    """Pass@k and Score@k per group (by any of method, model, domain, stage, task; () pools all)."""
+                 budget: int | None = None, seed: int = 0, resamples: int = 2000,
+                 denominators: str = "all") -> MetricTable:
+    """Pass@k and Score@k per group (by any of method, model, domain, stage, task; () pools all);
+    `denominators` (DENOMINATORS): which runs count."""
     by = check_group_fields(by)
     split = split_infra(trajectories)
-    cells, excluded = _cells(split.kept, k)
+    cells, excluded = _cells(split.kept, k, denominators, include_attempt0)
     groups: dict[tuple, list[_Cell]] = {}
     for cell in cells.values():
         groups.setdefault(group_key(cell.first, by), []).append(cell)
@@ -218,7 +240,8 @@ def metric_table(trajectories: Iterable[Trajectory], *, by: Sequence[str], k: in
                               bootstrap_interval(passes, confidence=CONFIDENCE, resamples=resamples, seed=seed),
                               float(np.mean(scores)) if vals else float("nan"),
                               bootstrap_interval(scores, confidence=CONFIDENCE, resamples=resamples, seed=seed)))
-    return MetricTable(by, k, include_attempt0, budget, tuple(rows), tuple(excluded), split, seed, resamples)
+    return MetricTable(by, k, include_attempt0, budget, tuple(rows), tuple(excluded), split, seed, resamples,
+                       denominators)
 
 
 def standard_tables(trajectories: Iterable[Trajectory], *, k: int, include_attempt0: bool, budget: int | None = None,

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from simreflect.analysis.infra import InfraSplit
 from simreflect.analysis.passk import (BudgetCurves, MetricTable, PairedComparison, budget_curves,
-                                       compare_to_baseline, standard_tables)
+                                       compare_to_baseline, metric_table, standard_tables)
 from simreflect.analysis.taxonomy import LABEL_TITLES, LABELS, THRESHOLDS, TaxonomyTable, taxonomy_table
 from simreflect.analysis.trajectory import Trajectory
 
@@ -63,11 +63,16 @@ def metric_table_markdown(table: MetricTable, title: str = "") -> str:
     k = table.k
     budget = "the full budget" if table.budget is None else f"a budget of {table.budget} attempts"
     gh, gs = _group_header(table.by)
+    if table.denominators == "valid":
+        counted = (f"n = {table.n} valid instances (pairs); {table.n_excluded} pair(s) excluded for fewer than k "
+                   "complete runs. PACE's denominators: a run with no valid attempt, or ended by invalid "
+                   "generations, is incomplete and left out")
+    else:
+        counted = f"n = {table.n} pairs; {table.n_excluded} pair(s) excluded for fewer than k finished runs"
+    ours = "" if table.denominators == "valid" else " A run with no valid attempt scores -100 and stays in the denominator."
     lines = [f"### {title or 'Pass@%d and Score@%d by %s' % (k, k, ' x '.join(table.by) or 'all')}", "",
              f"Unit: pair (method x model x task x stage) with k = {k} runs; {_a0(table.include_attempt0)}; "
-             f"{budget}. n = {table.n} pairs; {table.n_excluded} pair(s) excluded for fewer than k finished runs. "
-             f"{_ci_note(table.resamples, table.seed, 'pairs')}. A run with no valid attempt scores -100 "
-             "and stays in the denominator.", "",
+             f"{budget}. {counted}. {_ci_note(table.resamples, table.seed, 'pairs')}.{ours}", "",
              f"{gh} | n | excluded | runs | no valid attempt | Pass@{k} | 95% CI | Score@{k} | 95% CI",
              f"{gs}|---:|---:|---:|---:|---:|---|---:|---"]
     for r in table.rows:
@@ -155,6 +160,10 @@ def analysis_markdown(trajectories: Iterable[Trajectory], *, k: int, include_att
     tables = standard_tables(trajectories, k=k, include_attempt0=include_attempt0, seed=seed, resamples=resamples)
     parts = [f"# {title}\n"]
     parts += [metric_table_markdown(t, f"Pass@{k} and Score@{k} by {name}") for name, t in tables.items()]
+    pace = metric_table(trajectories, by=("method", "model"), k=k, include_attempt0=include_attempt0, seed=seed,
+                        resamples=resamples, denominators="valid")
+    parts.append(metric_table_markdown(pace, f"Pass@{k} and Score@{k} by method x model, PACE's denominators "
+                                             "(valid instances only)"))
     curves = budget_curves(trajectories, k=k, include_attempt0=include_attempt0, seed=seed, resamples=resamples)
     parts.append(budget_curves_markdown(curves, curve_budgets))
     if baseline is not None:
