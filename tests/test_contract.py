@@ -38,7 +38,7 @@ def test_the_registered_suites_are_the_declared_ones():
 
 
 def test_pace_keeps_its_protocol():
-    assert get_suite("pace").protocol == RunProtocol(budget=20, runs=2, history="previous+best", invalid_streak=3,
+    assert get_suite("pace").protocol == RunProtocol(budget=20, runs=2, history="previous+best", invalid_streak=3, invalid_retries=2,
                                                      levels=("L3",), timeout_s=120.0)
     assert isinstance(get_suite("pace"), AttemptBudget) and get_suite("pace").stages == (1, 2, 3, 4)
 

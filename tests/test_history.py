@@ -98,3 +98,47 @@ def test_a_pace_run_sends_the_previous_and_best_prompt(tmp_path, pace_sample_roo
     assert "# Previous attempt (attempt 1)" in second[1]["content"]
     assert "# Previous attempt (attempt 2)" in third[1]["content"] and "Your previous script failed" in third[1]["content"]
     assert "Round 3 of 3." in third[1]["content"]
+
+
+def _pace_run(tmp_path, pace_sample_root, replies, rounds=3, invalid_retries=2):
+    with ScriptedLLMServer(replies) as server:
+        run(tmp_path, RunConfig(suite="pace", bench=str(pace_sample_root), agent="llm", levels=("L3",), rounds=rounds,
+                                runs=1, tasks=("statics_bridge.stage1",), history="previous+best",
+                                invalid_retries=invalid_retries,
+                                agent_options={"model": "m", "base_url": server.base_url, "backoff_s": 0.01}))
+        return [r for r in server.requests if any("Round" in str(m.get("content")) for m in r["messages"])]
+
+
+def test_an_answer_without_a_program_is_asked_again_at_no_cost(tmp_path, pace_sample_root):
+    """PACE's generation retries: two answers without a program, then the reference; the reference
+    is attempt 1, the retries are new draws (seed 100, 200) recorded with the round, their tokens counted."""
+    from simreflect.run.store import RunStore
+
+    suite = PaceSuite()
+    task = next(t for t in suite.load_tasks(pace_sample_root) if t.id == "statics_bridge.stage1")
+    replies = [{"content": "I would first think about the ravine."}, {"content": "```\nnot python at all"},
+               {"content": json.dumps({"diagnosis": "reference", "script": suite.oracle(task)})}]
+    requests = _pace_run(tmp_path, pace_sample_root, replies)
+    assert [r.get("seed") for r in requests] == [None, 100, 200]
+    assert requests[0]["messages"] == requests[1]["messages"] == requests[2]["messages"]  # the same round asked again
+    records, _ = RunStore(tmp_path).records()
+    [round1] = [r for r in records if r["type"] == "round"]
+    assert round1["round"] == 1 and round1["passed"]
+    retries = round1["method_notes"]["invalid_retries"]
+    assert [r["generation"] for r in retries] == [0, 1] and retries[0]["answer"].startswith("I would first think")
+    assert all(r["error"] for r in retries)
+    assert round1["usage"]["calls"] == 3
+    [end] = [r for r in records if r["type"] == "end"]
+    assert end["solved"] and end["rounds"] == 1
+
+
+def test_a_round_whose_every_generation_holds_no_program_ends_the_episode(tmp_path, pace_sample_root):
+    from simreflect.run.store import RunStore
+
+    requests = _pace_run(tmp_path, pace_sample_root, [{"content": "no code from me"}], rounds=5)
+    assert len(requests) == 3  # the answer and its two retries, then the episode is over
+    records, _ = RunStore(tmp_path).records()
+    rounds = [r for r in records if r["type"] == "round"]
+    assert len(rounds) == 1 and rounds[0]["script"] is None and len(rounds[0]["method_notes"]["invalid_retries"]) == 2
+    [end] = [r for r in records if r["type"] == "end"]
+    assert end["reason"] == "invalid_streak" and not end["solved"]

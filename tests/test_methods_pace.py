@@ -400,7 +400,7 @@ def test_sigkill_mid_episode_and_resume(method, tmp_path):
         run(reference, config)
         cli = [sys.executable, "-m", "simreflect.cli", "run", "pace", "--agent", "llm", "--model", "scripted",
                "--base-url", server.base_url, "--method", method, "--bench", str(bench), "--out",
-               str(tmp_path / "killed"), "--levels", "L2", "--rounds", "3", "--runs", "1", "--history", "last+best", "--request-timeout", "30",
+               str(tmp_path / "killed"), "--levels", "L2", "--rounds", "3", "--runs", "1", "--history", "last+best", "--invalid-retries", "0", "--request-timeout", "30",
                "--retries", "0", "--workers", "1"]  # one episode at a time: the records' order is the test's
         killed = tmp_path / "killed"
         proc = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)

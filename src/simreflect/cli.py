@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -63,16 +63,34 @@ def _suite_defaults(field: str, show=str) -> str:
     return ", ".join(parts)
 
 
-def _recorded_timeout(out: Path) -> float | None:
-    """A resumed run keeps the program timeout it was recorded with (runs from before the suites
-    declared their own recorded 60 s) unless --timeout says otherwise."""
+def _recorded(out: Path) -> dict[str, Any]:
+    """The configuration of the run in `out` ({} when there is none yet, or it is damaged: the
+    store's own open() reports that)."""
     from simreflect.run.store import RunStore, StoreError
 
     try:
-        value = RunStore(out).config().get("timeout_s") if (out / "config.json").is_file() else None
+        return RunStore(out).config() if (out / "config.json").is_file() else {}
     except StoreError:
-        return None  # the store's own open() reports a damaged config
+        return {}
+
+
+def _recorded_timeout(out: Path) -> float | None:
+    """A resumed run keeps the program timeout it was recorded with (runs from before the suites
+    declared their own recorded 60 s) unless --timeout says otherwise."""
+    value = _recorded(out).get("timeout_s")
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def _recorded_protocol(out: Path, suite_protocol: RunProtocol) -> dict[str, Any]:
+    """The protocol a resumed run was recorded with, for what the command does not say: a run from
+    before a suite's default changed (pace's history, its invalid retries) resumes as it began."""
+    old = _recorded(out)
+    if not old:
+        return {"history": suite_protocol.history, "invalid_retries": suite_protocol.invalid_retries}
+    history = old.get("history")
+    retries = old.get("invalid_retries", 0)
+    return {"history": history if history in HISTORY_MODES else suite_protocol.history,
+            "invalid_retries": retries if isinstance(retries, int) and not isinstance(retries, bool) else 0}
 
 
 def _seconds(value: float) -> str:
@@ -206,6 +224,10 @@ def run_cmd(
     history: Optional[str] = typer.Option(None, "--history", help="What the agent sees of earlier rounds: full | "
                                           "last+best | previous+best (PACE's Previous-One + Best prompt) (default: the "
                                           f"suite's: {_suite_defaults('history')})."),
+    invalid_retries: Optional[int] = typer.Option(None, "--invalid-retries", min=0, help="Ask an answer with no "
+                                                  "program again this many times at no cost, then end the episode "
+                                                  "(PACE's generation retries; 0: none; default: the suite's: "
+                                                  f"{_suite_defaults('invalid_retries')})."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task ids or glob patterns to run, e.g. "
                                         "'statics_*.stage1,control_lander.*' (default: every task)."),
     limit: int = typer.Option(0, "--limit", min=0, help="Run only the first N of the (selected) tasks (0: all)."),
@@ -261,11 +283,13 @@ def run_cmd(
     suite_options = _suite_options(suite_option)
     if interface is not None:
         suite_options["interface"] = interface
+    recorded = _recorded_protocol(out, suite_obj.protocol)
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
                        rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout or _recorded_timeout(out) or suite_obj.protocol.timeout_s,
                        agent_options=options,
                        method=method, suite_options=suite_options, runs=runs or suite_obj.protocol.runs,
-                       history=history or suite_obj.protocol.history,
+                       history=history or recorded["history"],
+                       invalid_retries=recorded["invalid_retries"] if invalid_retries is None else invalid_retries,
                        invalid_streak=suite_obj.protocol.invalid_streak, tasks=_task_patterns(tasks), limit=limit)
     config = _check_config(config, mode, session, text_protocol, history_turns)
     if price_table is not None:

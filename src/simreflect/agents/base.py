@@ -59,6 +59,9 @@ class Observation:
     history: tuple[RoundRecord, ...] = ()
     run: int = 0  # which of the run's independent repetitions this episode is
     report: str = ""  # the verifier report this round shows (the last message of `messages` ends with it)
+    # how many times this round's answer was asked again because it held no program (PACE's
+    # generation retries); a model agent sends it as the request's seed offset so a retry is a new draw
+    generation: int = 0
 
 
 @dataclass(frozen=True)

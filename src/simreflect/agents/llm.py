@@ -75,7 +75,7 @@ class LLMAgent:
         self._client.close()
 
     def act(self, observation: Observation) -> Action:
-        text, usage = self._ask(list(observation.messages))
+        text, usage = self._ask(list(observation.messages), observation.generation)
         parsed = parse_answer(text)
         return Action(program=parsed.program, diagnosis=parsed.diagnosis, raw=parsed.text, usage=usage,
                       error=parsed.error)
@@ -85,9 +85,10 @@ class LLMAgent:
         text, usage = self._ask(messages)
         return clean_answer(text), usage
 
-    def _ask(self, messages: list[dict[str, str]]) -> tuple[str, Usage]:
-        """The model's answer exactly as the endpoint sent it (or the cache holds it)."""
-        body = self._body(messages, structured=self._structured)
+    def _ask(self, messages: list[dict[str, str]], generation: int = 0) -> tuple[str, Usage]:
+        """The model's answer exactly as the endpoint sent it (or the cache holds it). `generation` > 0:
+        a retry of an answer without a program, sent with seed 100 x generation (PACE's retry offset)."""
+        body = self._body(messages, structured=self._structured, generation=generation)
         cached = self._cache_get(body)
         if cached is not None:
             return cached["text"], Usage(cached["prompt_tokens"], cached["completion_tokens"], 0, 0.0, True)
@@ -95,7 +96,7 @@ class LLMAgent:
         data, calls = self._post_with_retries(body)
         if data is None:  # the server refused structured output: ask again in plain text
             self._structured = False
-            body = self._body(messages, structured=False)
+            body = self._body(messages, structured=False, generation=generation)
             cached = self._cache_get(body)
             if cached is not None:
                 return cached["text"], Usage(cached["prompt_tokens"], cached["completion_tokens"], calls, 0.0, True)
@@ -112,9 +113,11 @@ class LLMAgent:
         return text, usage
 
     # ----- internals ---------------------------------------------------------------------------
-    def _body(self, messages: list[dict[str, str]], structured: bool) -> dict[str, Any]:
+    def _body(self, messages: list[dict[str, str]], structured: bool, generation: int = 0) -> dict[str, Any]:
         c = self.config
         body: dict[str, Any] = {"model": c.model, "messages": messages}
+        if generation:
+            body["seed"] = 100 * generation
         if c.temperature is not None:
             body["temperature"] = c.temperature
         if c.max_tokens is not None:

@@ -34,13 +34,17 @@ class RunProtocol:
     history: str = "full"
     #: Invalid generations in a row that end an episode (0: never).
     invalid_streak: int = 0
+    #: PACE's generation retries: an answer with no program is asked again this many times at no
+    #: cost to the budget; when every one of them holds none, the episode ends (0: no retries).
+    invalid_retries: int = 0
     #: The evidence levels a run covers (each level is its own condition).
     levels: tuple[str, ...] = ("L1", "L2", "L3")
     #: Seconds an agent's program may run in one round (the suite's own program timeout).
     timeout_s: float = 60.0
 
     def __post_init__(self) -> None:
-        if self.budget < 1 or self.runs < 1 or self.invalid_streak < 0 or not self.timeout_s > 0:
+        if (self.budget < 1 or self.runs < 1 or self.invalid_streak < 0 or self.invalid_retries < 0
+                or not self.timeout_s > 0):
             raise ValueError(f"a run protocol needs budget >= 1, runs >= 1, invalid_streak >= 0, timeout_s > 0: {self}")
         if self.history not in HISTORY_MODES:
             raise ValueError(f"history must be one of {HISTORY_MODES}, not {self.history!r}")
@@ -50,6 +54,8 @@ class RunProtocol:
     def describe(self) -> str:
         """One line for help texts: the defaults a run gets."""
         streak = f", {self.invalid_streak} invalid in a row end an episode" if self.invalid_streak else ""
+        if self.invalid_retries:
+            streak += f", an answer without a program asked again {self.invalid_retries} times at no cost"
         return (f"{self.budget} round{'s' if self.budget != 1 else ''}, {self.runs} run{'s' if self.runs != 1 else ''}"
                 f" per task, history {self.history}, levels {','.join(self.levels)}{streak}")
 

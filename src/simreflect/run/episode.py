@@ -95,13 +95,16 @@ def run_episode(
     run: int = 0,
     history: str = "full",
     invalid_streak: int = 0,
+    invalid_retries: int = 0,
 ) -> EpisodeOutcome:
     """Play (or resume) one episode.
 
     `history` is what the agent is shown of earlier rounds (run/history.py): "full" (every round),
     "last+best" (the latest round and the highest-scoring one as chat pairs) or "previous+best"
     (PACE's Previous-One + Best revision prompt). With `invalid_streak` > 0, that many invalid generations in a row (no program, or
-    a program that could not run) end the episode.
+    a program that could not run) end the episode. With `invalid_retries` > 0 (PACE's generation
+    retries), an answer with no program is asked again that many times at no cost to the budget, and
+    a round whose every generation held none ends the episode.
     """
     if history not in HISTORY_MODES:
         raise ValueError(f"history must be one of {HISTORY_MODES}, not {history!r}")
@@ -125,15 +128,12 @@ def run_episode(
                           history=tuple(log.rounds), run=run, report=report)
         t0 = time.monotonic()
         try:
-            # reading a hostile answer must not end the run; an endpoint that is down is not the answer's doing
-            action, failure = guarded("agent", agent.act, obs, let_through=(InfrastructureError,))
+            action, failure, retried = _generate(agent, obs, invalid_retries)
         except InfrastructureError as e:
             store.append(InfraErrorRecord(task.id, level_name, round_no, str(e), round(time.monotonic() - t0, 3),
                                           run).to_dict())
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run, str(e))
         act_s = time.monotonic() - t0
-        if failure is not None:
-            action = Action(program=None, error=failure.describe())
         try:
             played = play_round(suite, task, base / f"round{round_no}", state, verdict, report, action.program,
                                 round_no, timeout_s, level, error=action.error)
@@ -143,8 +143,10 @@ def run_episode(
                                           run).to_dict())
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run, error)
         sent = tuple(action.messages) if action.messages is not None else messages
+        notes = action.notes if not retried else {**action.notes, "invalid_retries": [r["note"] for r in retried]}
+        usage = sum((r["usage"] for r in retried), action.usage)
         record = replace(played.record, task=task.id, level=level_name, run=run, prompt=sent, answer=action.raw,
-                         diagnosis=action.diagnosis, usage=action.usage.to_dict(), method_notes=action.notes,
+                         diagnosis=action.diagnosis, usage=usage.to_dict(), method_notes=notes,
                          agent_seconds=round(act_s, 3),
                          harness_error=failure.to_dict() if failure is not None else played.record.harness_error)
         state, verdict, report = played.state, played.verdict, played.report
@@ -152,9 +154,30 @@ def run_episode(
         log.rounds.append(record)
         if verdict.passed:
             break
-        if _invalid_tail(log.rounds) >= invalid_streak > 0:
+        if _invalid_tail(log.rounds) >= invalid_streak > 0 or (action.program is None and invalid_retries > 0):
             return _finish(store, ids, log, "invalid_streak", base)
     return _finish(store, ids, log, "solved" if verdict.passed else "budget", base)
+
+
+#: What a round's record keeps of an answer that was asked again (method_notes["invalid_retries"]).
+RETRY_ANSWER_CHARS = 2000
+
+
+def _generate(agent: Agent, obs: Observation, invalid_retries: int) -> tuple[Action, Any, list[dict[str, Any]]]:
+    """The agent's answer to `obs`; one with no program is asked again up to `invalid_retries` times
+    (Observation.generation counts them: PACE's generation retries, at no cost to the budget).
+    (action, the failure that made it, the retried answers: {"note", "usage"})."""
+    retried: list[dict[str, Any]] = []
+    while True:
+        # reading a hostile answer must not end the run; an endpoint that is down is not the answer's doing
+        action, failure = guarded("agent", agent.act, obs, let_through=(InfrastructureError,))
+        if failure is not None:
+            action = Action(program=None, error=failure.describe())
+        if action.program is not None or len(retried) >= invalid_retries:
+            return action, failure, retried
+        retried.append({"note": {"generation": obs.generation, "error": action.error,
+                                 "answer": action.raw[:RETRY_ANSWER_CHARS]}, "usage": action.usage})
+        obs = replace(obs, generation=obs.generation + 1)
 
 
 def _invalid_tail(rounds: list[RoundRecord]) -> int:

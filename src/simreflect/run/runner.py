@@ -36,6 +36,7 @@ class RunConfig:
     limit: int = 0  # run only the first this many of them (0: all)
     mode: str = "rounds"  # rounds (a program per round) | interactive (one live session: run/interactive.py)
     session: dict[str, Any] = field(default_factory=dict)  # interactive budgets: core.interactive.SessionBudgets
+    invalid_retries: int = 0  # PACE's generation retries of an answer without a program, at no cost (0: none)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"suite": self.suite, "bench": self.bench, "agent": self.agent, "levels": list(self.levels),
@@ -46,6 +47,8 @@ class RunConfig:
             out["tasks"] = list(self.tasks)
         if self.limit:
             out["limit"] = self.limit
+        if self.invalid_retries:
+            out["invalid_retries"] = self.invalid_retries
         if self.mode != "rounds":
             out["mode"], out["session"] = self.mode, dict(self.session)
         return out
@@ -58,7 +61,8 @@ class RunConfig:
                        int(d["rounds"]), float(d["timeout_s"]), dict(d.get("agent_options", {})),
                        str(d.get("method", "vanilla")), dict(d.get("suite_options", {})), int(d.get("runs", 1)),
                        str(d.get("history", "full")), int(d.get("invalid_streak", 0)), tuple(d.get("tasks", ())),
-                       int(d.get("limit", 0)), str(d.get("mode", "rounds")), dict(d.get("session", {})))
+                       int(d.get("limit", 0)), str(d.get("mode", "rounds")), dict(d.get("session", {})),
+                       int(d.get("invalid_retries", 0)))
         except KeyError as e:
             raise StoreError(f"the run configuration has no {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
@@ -134,7 +138,8 @@ def _run_one(run_dir: str, cfg: dict[str, Any], task_id: str, level: str, run: i
                                        SessionBudgets(**config.session), run=run)
     agent = make_agent(config.agent, suite, config.agent_options, config.method)
     return run_episode(suite, agent, task, EvidenceLevel.parse(level), config.rounds, store, log, config.timeout_s,
-                       run=run, history=config.history, invalid_streak=config.invalid_streak)
+                       run=run, history=config.history, invalid_streak=config.invalid_streak,
+                       invalid_retries=config.invalid_retries)
 
 
 def pending(store: RunStore, config: RunConfig) -> list[tuple[str, str, int]]:

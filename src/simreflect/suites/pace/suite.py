@@ -62,7 +62,7 @@ class PaceSuite(Suite):
     summary = "adapt a working 2D design (Box2D) to a changed environment, some changes invisible"
     # Pass@2 / Score@2 over 20 attempts, the last and best shown, at the full diagnostic report
     # (L3), as the PACE protocol gives
-    protocol = RunProtocol(budget=20, runs=2, history="previous+best", invalid_streak=3, levels=("L3",),
+    protocol = RunProtocol(budget=20, runs=2, history="previous+best", invalid_streak=3, invalid_retries=2, levels=("L3",),
                            timeout_s=DEFAULT_TIMEOUT_S)
     # a program that did not run scores -100 (reward -1), as an invalid design does
     scale = ScoreScale(-100.0, 100.0, -1.0, 1.0, "100 on success, -100 x share of hard constraints violated, "

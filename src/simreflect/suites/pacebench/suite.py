@@ -50,7 +50,7 @@ def verdict_of(result: Result) -> Verdict:
 class PaceBenchSuite(Suite):
     name = "pacebench"
     summary = "PACE-Bench's own 144 adaptation pairs (needs a checkout: SIMREFLECT_PACEBENCH)"
-    protocol = RunProtocol(budget=20, runs=2, history="previous+best", invalid_streak=3, levels=("L3",),
+    protocol = RunProtocol(budget=20, runs=2, history="previous+best", invalid_streak=3, invalid_retries=2, levels=("L3",),
                            timeout_s=DEFAULT_TIMEOUT_S)
     scale = ScoreScale(-100.0, 100.0, -1.0, 1.0, "PACE-Bench's score: 100 on success, else its penalty-shaped "
                        "score in [-100, 100]")
