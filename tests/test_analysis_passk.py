@@ -223,3 +223,19 @@ def test_paces_denominators_leave_incomplete_runs_out_and_count_the_valid_instan
     assert "PACE's denominators (valid instances only)" in md and "n = 2 valid instances" in md
     with pytest.raises(ValueError, match="denominators must be one of"):
         metric_table(trajs, by=(), k=2, include_attempt0=False, denominators="some")
+
+
+def test_paces_budget_counting_makes_the_source_attempt_one():
+    """PACE's k: k = 1 is the source evaluated in the target, k = b + 1 adds b model attempts."""
+    ours = budget_curves(BASE, k=2, include_attempt0=True, by=()).curves[()]
+    pace = budget_curves(BASE, k=2, include_attempt0=True, by=(), counting="pace")
+    pts = pace.curves[()]
+    assert pace.max_budget == 3 and [p.b for p in pts] == [1, 2, 3] and pace.to_dict()["counting"] == "pace"
+    assert pts[0].pass_at_k == 0.0 and pts[0].score_at_k == (40 + 60) / 2  # the sources alone
+    assert [(p.pass_at_k, p.score_at_k) for p in pts[1:]] == [(p.pass_at_k, p.score_at_k) for p in ours]
+    with pytest.raises(ValueError, match="include_attempt0 must be True"):
+        budget_curves(BASE, k=2, include_attempt0=False, by=(), counting="pace")
+    with pytest.raises(ValueError, match="counting must be one of"):
+        budget_curves(BASE, k=2, include_attempt0=True, by=(), counting="paper")
+    md = analysis_markdown(BASE, k=2, include_attempt0=False, title="t")
+    assert "Pass@2@k and Score@2@k as PACE counts k (k = 1: the source alone)" in md

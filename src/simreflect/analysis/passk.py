@@ -279,10 +279,11 @@ class BudgetCurves:
     infra: InfraSplit
     seed: int
     resamples: int
+    counting: str = "model"
 
     def to_dict(self) -> dict[str, Any]:
         return {"by": list(self.by), "k": self.k, "include_attempt0": self.include_attempt0,
-                "max_budget": self.max_budget, "confidence": CONFIDENCE, "seed": self.seed,
+                "max_budget": self.max_budget, "counting": self.counting, "confidence": CONFIDENCE, "seed": self.seed,
                 "resamples": self.resamples,
                 "curves": [{"group": dict(zip(self.by, key)),
                             "points": [{"b": p.b, "n": p.n, "pass_at_k": p.pass_at_k, "pass_ci": list(p.pass_ci),
@@ -292,10 +293,21 @@ class BudgetCurves:
                 "infra": self.infra.to_dict()}
 
 
+#: How a budget curve counts its budget: "model" (b = model attempts 1..B; attempt 0, the source,
+#: costs nothing and counts only with include_attempt0) or "pace" (PACE's k: the source evaluated in
+#: the target is attempt 1, so k = 1 is the source alone and k = b + 1 adds b model attempts).
+BUDGET_COUNTING = ("model", "pace")
+
+
 def budget_curves(trajectories: Iterable[Trajectory], *, k: int, include_attempt0: bool,
                   by: Sequence[str] = ("method", "model"), max_budget: int | None = None, seed: int = 0,
-                  resamples: int = 2000) -> BudgetCurves:
-    """Pass@k@b and Score@k@b for b = 1..B per group (B = the largest run budget unless given)."""
+                  resamples: int = 2000, counting: str = "model") -> BudgetCurves:
+    """Pass@k@b and Score@k@b for b = 1..B per group (B = the largest run budget unless given);
+    `counting="pace"` gives PACE's curve (BUDGET_COUNTING; include_attempt0 must then be True)."""
+    if counting not in BUDGET_COUNTING:
+        raise ValueError(f"counting must be one of {BUDGET_COUNTING}, not {counting!r}")
+    if counting == "pace" and not include_attempt0:
+        raise ValueError("PACE's budget counting includes the source as attempt 1: include_attempt0 must be True")
     by = check_group_fields(by)
     split = split_infra(trajectories)
     cells, excluded = _cells(split.kept, k)
@@ -304,13 +316,15 @@ def budget_curves(trajectories: Iterable[Trajectory], *, k: int, include_attempt
     groups: dict[tuple, list[_Cell]] = {}
     for cell in cells.values():
         groups.setdefault(group_key(cell.first, by), []).append(cell)
+    # point b of the curve reads the runs' outcome after `b - shift` model attempts
+    shift, points = (1, top + 1) if counting == "pace" else (0, top)
     curves = {}
     for key in sorted(groups, key=_sort_key):
         pts = []
-        for b in range(1, top + 1):
+        for b in range(1, points + 1):
             passes, scores = [], []
             for c in groups[key]:
-                outs = [(prefix[t.key][0][b], prefix[t.key][1][b]) for t in c.runs]
+                outs = [(prefix[t.key][0][b - shift], prefix[t.key][1][b - shift]) for t in c.runs]
                 passes.append(pass_at_k(len(outs), sum(p for p, _ in outs), k))
                 scores.append(score_at_k([s for _, s in outs], k))
             pts.append(CurvePoint(b, len(passes), float(np.mean(passes)),
@@ -318,7 +332,7 @@ def budget_curves(trajectories: Iterable[Trajectory], *, k: int, include_attempt
                                   float(np.mean(scores)),
                                   bootstrap_interval(scores, confidence=CONFIDENCE, resamples=resamples, seed=seed)))
         curves[key] = tuple(pts)
-    return BudgetCurves(by, k, include_attempt0, top, curves, tuple(excluded), split, seed, resamples)
+    return BudgetCurves(by, k, include_attempt0, points, curves, tuple(excluded), split, seed, resamples, counting)
 
 
 # ----- paired comparisons --------------------------------------------------------------------------

@@ -88,8 +88,11 @@ def budget_curves_markdown(curves: BudgetCurves, budgets: Sequence[int] | None =
     k = curves.k
     budgets = list(budgets) if budgets is not None else list(range(1, curves.max_budget + 1))
     gh, gs = _group_header(curves.by)
+    truncated = ("Every run truncated to its first b model attempts" if curves.counting == "model" else
+                 "b counted as PACE counts it: b = 1 is the source design alone (evaluated in the target), b = n "
+                 "adds the first n - 1 model attempts")
     lines = [f"### {title or 'Pass@%d@b and Score@%d@b by attempt budget b' % (k, k)}", "",
-             f"Every run truncated to its first b model attempts; unit: pair with k = {k} runs; "
+             f"{truncated}; unit: pair with k = {k} runs; "
              f"{_a0(curves.include_attempt0)}; {len(curves.exclusions)} pair(s) excluded for fewer than k "
              f"finished runs. {_ci_note(curves.resamples, curves.seed, 'pairs')}.", "",
              f"{gh} | b | n | Pass@{k}@b | 95% CI | Score@{k}@b | 95% CI", f"{gs}|---:|---:|---:|---|---:|---"]
@@ -166,6 +169,11 @@ def analysis_markdown(trajectories: Iterable[Trajectory], *, k: int, include_att
                                              "(valid instances only)"))
     curves = budget_curves(trajectories, k=k, include_attempt0=include_attempt0, seed=seed, resamples=resamples)
     parts.append(budget_curves_markdown(curves, curve_budgets))
+    if any(a.index == 0 for t in trajectories for a in t.attempts):  # the source was evaluated: PACE's curve too
+        pace_curves = budget_curves(trajectories, k=k, include_attempt0=True, seed=seed, resamples=resamples,
+                                    counting="pace")
+        parts.append(budget_curves_markdown(pace_curves, curve_budgets,
+                                            f"Pass@{k}@k and Score@{k}@k as PACE counts k (k = 1: the source alone)"))
     if baseline is not None:
         parts.append(comparisons_markdown(compare_to_baseline(trajectories, baseline, k=k,
                                                               include_attempt0=include_attempt0, seed=seed,
