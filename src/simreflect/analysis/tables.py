@@ -182,5 +182,8 @@ def analysis_markdown(trajectories: Iterable[Trajectory], *, k: int, include_att
     parts.append(taxonomy_markdown(taxonomy_table(trajectories, by=("method", "model"), thresholds=thresholds,
                                                   seed=seed, resamples=resamples)))
     parts.append(thresholds_markdown(thresholds))
+    parts.append(taxonomy_markdown(taxonomy_table(trajectories, by=("method", "model"), seed=seed, resamples=resamples,
+                                                  rules="pace"),
+                                   "Error taxonomy by PACE-Bench's own rules (analysis/taxonomy_pace.py)"))
     parts.append("### Infrastructure errors\n\n" + tables["method x model"].infra.markdown())
     return "\n".join(parts)

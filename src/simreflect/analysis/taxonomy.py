@@ -221,19 +221,30 @@ class TaxonomyTable:
     thresholds: dict[str, float]
     seed: int
     resamples: int
+    rules: str = "simreflect"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"by": list(self.by), "unit": "failed run", "thresholds": self.thresholds, "seed": self.seed,
+        return {"by": list(self.by), "unit": "failed run", "rules": self.rules, "thresholds": self.thresholds,
+                "seed": self.seed,
                 "resamples": self.resamples, "infra": self.infra.to_dict(),
                 "rows": [{"group": dict(r.group), "n_runs": r.n_runs, "n_solved": r.n_solved, "n_failed": r.n_failed,
                           "counts": r.counts, "shares": r.shares, "ci": {k: list(v) for k, v in r.cis.items()}}
                          for r in self.rows]}
 
 
+#: Whose rules label a failed run: ours (`classify`, THRESHOLDS) or PACE-Bench's own (taxonomy_pace.py).
+TAXONOMY_RULES = ("simreflect", "pace")
+
+
 def taxonomy_table(trajectories: Iterable[Trajectory], by: Sequence[str] = ("method",),
                    thresholds: Mapping[str, float] | None = None, seed: int = 0,
-                   resamples: int = 2000) -> TaxonomyTable:
-    """Label counts and shares over the failed runs of each group, with 95% bootstrap intervals."""
+                   resamples: int = 2000, rules: str = "simreflect") -> TaxonomyTable:
+    """Label counts and shares over the failed runs of each group, with 95% bootstrap intervals;
+    `rules` (TAXONOMY_RULES) says whose classifier labels them."""
+    from simreflect.analysis.taxonomy_pace import classify_pace
+
+    if rules not in TAXONOMY_RULES:
+        raise ValueError(f"rules must be one of {TAXONOMY_RULES}, not {rules!r}")
     by = check_group_fields(by)
     split = split_infra(trajectories)
     groups: dict[tuple, list[Trajectory]] = {}
@@ -242,7 +253,7 @@ def taxonomy_table(trajectories: Iterable[Trajectory], by: Sequence[str] = ("met
     rows = []
     for key in sorted(groups, key=lambda k: tuple(map(str, k))):
         runs = groups[key]
-        labels = [classify(t, thresholds) for t in runs]
+        labels = [classify(t, thresholds) if rules == "simreflect" else classify_pace(t) for t in runs]
         failed = [lb for lb in labels if lb is not None]
         counts = {lb: failed.count(lb) for lb in LABELS}
         shares = {lb: (counts[lb] / len(failed) if failed else float("nan")) for lb in LABELS}
@@ -250,4 +261,5 @@ def taxonomy_table(trajectories: Iterable[Trajectory], by: Sequence[str] = ("met
                for lb in LABELS}
         rows.append(TaxonomyRow(tuple(zip(by, key)), len(runs), len(runs) - len(failed), len(failed),
                                 counts, shares, cis))
-    return TaxonomyTable(by, tuple(rows), split, threshold_values(thresholds), seed, resamples)
+    return TaxonomyTable(by, tuple(rows), split, threshold_values(thresholds) if rules == "simreflect" else {}, seed,
+                         resamples, rules)
