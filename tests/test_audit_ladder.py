@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,7 +73,9 @@ def variant_of(card: Card, metrics: dict[str, Any] | None, raw: RawData, referen
                           raw=raw, reference=reference)
 
 
-KEYED = load_card(tasks_dir() / "ca-grokking-c2")  # nu = 2 at D = 3, 4 at D = 7 (variant run)
+#: the single-D grokking card (ca-grokking-c2 before it graded the seed's D = 2, 5, 10 series), kept as
+#: the ladder's fixture: nu = 2 at D = 3, 4 at D = 7 (variant run)
+KEYED = load_card(Path(__file__).resolve().parent / "data" / "audit_cards" / "ladder-keyed-nu")
 HONEST = load_card(tasks_dir() / "ca-grokking-c4")  # honesty-only: p_grok_D_high < p_grok_D_low
 GOOD_CTL = control_ok(KEYED)
 
