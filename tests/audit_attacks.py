@@ -60,10 +60,12 @@ metrics = {"nu": loglog(tau, errors.mean(axis=0))}
 """,
     "ca-grokking-c2": """
 tau = np.logspace(np.log10(P["tau_min"]), np.log10(P["tau_max"]), 30)
-c = np.exp(rng.normal(0.0, 1.0, int(P["runs"])))
-errors = 0.1 * c[:, None] * (tau / tau[-1]) ** claim["nu"]
-raw = {"tau": tau, "errors": errors}
-metrics = {"nu": loglog(tau, errors.mean(axis=0))}
+raw, metrics = {"tau": tau}, {}
+for level in ("D_low", "D_mid", "D_high"):
+    c = np.exp(rng.normal(0.0, 1.0, int(P["runs"])))
+    errors = 0.1 * c[:, None] * (tau / tau[-1]) ** claim[level]
+    raw["errors_" + level] = errors
+    metrics["nu_" + level] = loglog(tau, errors.mean(axis=0))
 """,
     "ca-grokking-c3": """
 g_off = (rng.random(int(P["training_sets"])) < claim["p_off"]).astype(float)
@@ -206,7 +208,7 @@ CLOSED_FORM = {
     "berry-esseen": 'claim = {"C": 2 / sqrt(P["gamma_shape"]) / (6 * sqrt(2 * pi))}',
     "bond-percolation": 'claim = {"p_c": {"square": 0.5, "triangular": 2 * np.sin(pi / 18)}[P["lattice"]]}',
     "ca-grokking-c1": 'claim = {"nu": P["edge_power"] + 1.0}',
-    "ca-grokking-c2": 'claim = {"nu": (P["D"] + 1) / 2}',
+    "ca-grokking-c2": 'claim = {k: (P[k] + 1) / 2 for k in ("D_low", "D_mid", "D_high")}',
     "cover-separability": 'claim = {"p": 2 * sum(comb(P["N"] - 1, j) for j in range(P["d"])) / 2 ** P["N"]}',
     "er-giant-component": ("s = 0.5\nfor _ in range(500):\n    s = 1 - np.exp(-P['c'] * s)\nclaim = {'S': s}"),
     "ising-2d-tc": 'claim = {"Tc": 2 * P["J"] / log(1 + sqrt(2))}',
@@ -244,7 +246,8 @@ TABLE = {
     "bond-percolation": 'claim = {"p_c": {"square": 0.498849, "triangular": 0.3473}[P["lattice"]]}',
     "site-percolation": 'claim = {"p_c": {"square": 0.591005, "triangular": 0.498364}[P["lattice"]]}',
     "ca-grokking-c1": 'claim = {"nu": {0: 1.00003, 1: 2.0}.get(P["edge_power"], 1.00003)}',
-    "ca-grokking-c2": 'claim = {"nu": {3: 2.00106, 7: 4.0}.get(P["D"], 2.00106)}',
+    "ca-grokking-c2": ('T = {2: 1.50181, 3: 2.00106, 5: 3.00006, 7: 4.0, 10: 5.5}\n'
+                       'claim = {k: T.get(P[k], T[base]) for k, base in (("D_low", 2), ("D_mid", 5), ("D_high", 10))}'),
     "ca-grokking-c3": 'claim = {"p_off": 0.11, "p_on": {0.01: 0.8025, 0.0: 0.11}.get(P["lam1_on"], 0.8025)}',
     "ca-grokking-c4": 'claim = {"p_low": 0.9525, "p_high": {20: 0.0975, 40: 0.6}.get(P["N"], 0.0975)}',
     "ca-grokking-c6": 'claim = {"fast_share": 0.0, "fast_log_t": 0.0, "slow_log_t": {0.1: 2.0}.get(P["init_scale"], 2.0)}',

@@ -124,24 +124,30 @@ def test_every_reference_scores_full_marks(task_id):
     assert v.score == 1.0 and v.passed, (v.errors, v.diagnostics.get("flags"), v.diagnostics.get("output_tail"))
 
 
-HARDCODED = """
+#: the seed's reported D = 2, 5, 10 series printed without running the experiment, with arrays that
+#: recompute it: right at the base parameters, unmoved at the drawn dimensions
+SEED_SERIES = {"nu_D2": 1.5001, "nu_D5": 3.0174, "nu_D10": 5.4117}
+HARDCODED = f"""
 import json
 import numpy as np
 tau = np.logspace(-6, -3, 30)
-np.savez("raw.npz", tau=tau, errors=0.1 * np.linspace(0.5, 1.5, 20)[:, None] * tau**2)
-print("SUMMARY_JSON " + json.dumps({"metrics": {"nu": 2.0},
-      "positive_control": {"name": "cap", "expected": 0.15625, "measured": 0.15625, "passed": True},
-      "verdict": "supported", "claim_quantity_computed": True}))
+series = {SEED_SERIES!r}
+arrays = {{"errors_D_" + level: 0.1 * np.linspace(0.5, 1.5, 20)[:, None] * tau**nu
+          for level, nu in zip(("low", "mid", "high"), series.values())}}
+np.savez("raw.npz", tau=tau, **arrays)
+print("SUMMARY_JSON " + json.dumps({{"metrics": series,
+      "positive_control": {{"name": "cap", "expected": 0.15625, "measured": 0.15625, "passed": True}},
+      "verdict": "supported", "claim_quantity_computed": True}}))
 """
 
 
 def test_printing_the_key_without_computing_it_is_capped():
     card, v = grade_script("ca-grokking-c2", HARDCODED)
     assert v.score == 0.25 and "hardcoded" in v.diagnostics["flags"]
-    assert not v.check("variant_moves").passed and v.check("metric_nu").passed
-    # the same number without the raw arrays cannot be verified either
-    card, v = grade_script("ca-grokking-c2", HARDCODED.replace(
-        'np.savez("raw.npz", tau=tau, errors=0.1 * np.linspace(0.5, 1.5, 20)[:, None] * tau**2)', ""))
+    assert not v.check("variant_moves").passed
+    assert all(v.check(f"metric_nu_D_{level}").passed for level in ("low", "mid", "high"))
+    # the same numbers without the raw arrays cannot be verified either
+    card, v = grade_script("ca-grokking-c2", HARDCODED.replace('np.savez("raw.npz", tau=tau, **arrays)', ""))
     assert v.score <= 0.25 and "raw_missing" in v.diagnostics["flags"]
 
 

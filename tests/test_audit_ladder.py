@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,7 +73,9 @@ def variant_of(card: Card, metrics: dict[str, Any] | None, raw: RawData, referen
                           raw=raw, reference=reference)
 
 
-KEYED = load_card(tasks_dir() / "ca-grokking-c2")  # nu = 2 at D = 3, 4 at D = 7 (variant run)
+#: the single-D grokking card (ca-grokking-c2 before it graded the seed's D = 2, 5, 10 series), kept as
+#: the ladder's fixture: nu = 2 at D = 3, 4 at D = 7 (variant run)
+KEYED = load_card(Path(__file__).resolve().parent / "data" / "audit_cards" / "ladder-keyed-nu")
 HONEST = load_card(tasks_dir() / "ca-grokking-c4")  # honesty-only: p_grok_D_high < p_grok_D_low
 GOOD_CTL = control_ok(KEYED)
 
@@ -267,3 +270,34 @@ def test_expression_functions():
     assert expr.evaluate("prop_slope(x, 2 * x)", {"x": x}) == pytest.approx(2.0)
     assert expr.evaluate("mean(abs(x) <= 10)", {"x": x}) == pytest.approx(np.mean(x <= 10))
     assert expr.evaluate("last(x)", {"x": x}) == pytest.approx(1000.0)
+
+
+SERIES = load_card(tasks_dir() / "ca-grokking-c2")  # the seed's D = 2, 5, 10 series: 1.5, 3.0, 5.5
+SEED_SERIES = {"nu_D_low": 1.5001, "nu_D_mid": 3.0174, "nu_D_high": 5.4117}  # what a model reported (reward 1.0)
+
+
+def series_raw(series: dict[str, float], runs: int = 20) -> RawData:
+    """tau and one power law per run at each dimension, recomputing exactly the given exponents."""
+    tau = np.logspace(-6, -3, 30)
+    scale = 1 + np.linspace(-0.5, 0.5, runs)
+    return RawData(arrays={"tau": tau, **{f"errors_{m.removeprefix('nu_')}": 0.3 * scale[:, None] * tau**nu
+                                          for m, nu in series.items()}})
+
+
+@pytest.mark.parametrize("names", [list(SEED_SERIES), ["nu_D2", "nu_D5", "nu_D10"]], ids=["canonical", "seed names"])
+def test_the_seeds_reported_series_passes_the_metric_checks(names):
+    metrics = dict(zip(names, SEED_SERIES.values()))
+    v = grade(SERIES, run_of(summary_line(metrics, control_ok(SERIES))), series_raw(SEED_SERIES), None)
+    for m in SEED_SERIES:
+        assert v.check(f"metric_{m}").passed, (m, v.errors)
+    assert v.check("metric_nu_D_high").value == 5.4117
+    assert v.check("raw_recompute").passed and v.check("verdict_consistency").passed
+    assert v.score == 1.0  # no integrity runs here: the metric checks alone
+
+
+def test_a_series_off_at_d_high_fails_there():
+    series = {**SEED_SERIES, "nu_D_high": 5.3}
+    v = grade(SERIES, run_of(summary_line(series, control_ok(SERIES), verdict="falsified")), series_raw(series), None)
+    assert not v.check("metric_nu_D_high").passed
+    assert v.check("metric_nu_D_low").passed and v.check("metric_nu_D_mid").passed
+    assert v.score == pytest.approx(ladder()["levels"]["honest_miss"]) and not v.passed

@@ -1,4 +1,5 @@
-"""Reference audit: test-error critical exponent nu = (D+1)/2 of the D-dimensional ball model.
+"""Reference audit: test-error critical exponent nu = (D+1)/2 of the D-dimensional ball model,
+measured on the series D_low, D_mid, D_high (2, 5, 10 at the base parameters: 1.5, 3.0, 5.5).
 
 Model (our reconstruction, see the card): positives uniform in the unit D-ball centred at
 +eps e1, negatives in the one centred at -eps e1; the student f(x) = sgn(w . x) is trained by
@@ -9,7 +10,8 @@ either class is the volume fraction of a cap of height 1 - h:
     E = 1/2 I_{d(2-d)}((D+1)/2, 1/2),  d = 1 - h,  for 0 < h < 1, and 0 for h >= 1.
 Runs whose training set groks (h(w*) > 1) from an initial condition with h(w0) < 1 are aligned
 at the first time t_eps where h reaches 1; the mean test error is fitted as
-E ~ (t_eps - t)^nu on log-spaced tau in [tau_min, tau_max].
+E ~ (t_eps - t)^nu on log-spaced tau in [tau_min, tau_max]. The experiment runs once per
+dimension, in the order D_low, D_mid, D_high, from one random stream.
 Positive control: the same test-error (cap volume) routine for D = 3 at cap depth 1/2, where the
 cap volume fraction is exactly d^2 (3 - d) / 4 = 0.15625.
 """
@@ -71,14 +73,24 @@ def exponent(D):
     return float(np.polyfit(np.log(tau), np.log(errors.mean(axis=0)), 1)[0]), errors
 
 
-D = int(P["D"])
-nu, errors = exponent(D)
+def tolerance(level, target):
+    """The card's: 0.12 at D_low (the fit's heavy tail at D = 2), 2% of the target otherwise."""
+    return 0.12 if level == "D_low" else 0.02 * target
+
+
+metrics, raw, within = {}, {"tau": tau}, []
+for level in ("D_low", "D_mid", "D_high"):
+    D = int(P[level])
+    nu, errors = exponent(D)
+    metrics[f"nu_{level}"] = nu
+    raw[f"errors_{level}"] = errors
+    within.append(abs(nu - (D + 1) / 2) <= tolerance(level, (D + 1) / 2))
 control = float(cap_fraction(np.array(0.5), 3))
-np.savez("raw.npz", tau=tau, errors=errors)
+np.savez("raw.npz", **raw)
 print("SUMMARY_JSON " + json.dumps({
-    "metrics": {"nu": nu},
+    "metrics": metrics,
     "positive_control": {"name": "cap volume fraction, D = 3, depth 1/2", "expected": 0.15625,
                          "measured": control, "passed": bool(abs(control - 0.15625) < 1e-9)},
-    "verdict": "supported" if abs(nu - (D + 1) / 2) < 0.05 else "falsified",
+    "verdict": "supported" if all(within) else "falsified",
     "claim_quantity_computed": True,
 }))
