@@ -161,7 +161,13 @@ class SandboxSession:
         if self._buf:
             self._fail("protocol", f"the program wrote to the reply channel without being asked (before request {n})")
         deadline = min(time.monotonic() + max(0.0, float(timeout_s)), self._wall_deadline)
-        self._write(FRAME_HEADER.pack(FRAME_MAGIC, len(payload)) + payload, deadline, n, timeout_s)
+        data = FRAME_HEADER.pack(FRAME_MAGIC, len(payload)) + payload
+        try:
+            done = os.write(self._stdin_fd, data)  # a small frame goes at once (a full pipe or an error: _write)
+        except OSError:
+            done = 0
+        if done < len(data):
+            self._write(data[done:], deadline, n, timeout_s)
         reply = self._read_frame(deadline, n, timeout_s)
         try:
             value = decode(reply)
@@ -188,11 +194,18 @@ class SandboxSession:
             elif have and not FRAME_MAGIC.startswith(bytes(self._buf[:len(FRAME_MAGIC)])):
                 shown = bytes(self._buf[:40])
                 self._fail("protocol", f"reply {n} does not begin with a frame header; it began {shown!r}")
-            self._wait_readable(deadline, n, timeout_s)
+            chunk = self._wait_readable(deadline, n, timeout_s)
+            if not chunk:
+                continue
+            if not self._buf and len(chunk) >= size:  # the usual case: the whole reply in one read
+                magic, length = FRAME_HEADER.unpack_from(chunk)
+                if magic == FRAME_MAGIC and length <= self._max and len(chunk) == size + length:
+                    return chunk[size:]
+            self._buf += chunk
 
-    def _wait_readable(self, deadline: float, n: int, timeout_s: float) -> None:
-        """Wait (up to the deadline, watching the disk) for the reply channel and read what it has
-        into the buffer; stderr is drained as it comes."""
+    def _wait_readable(self, deadline: float, n: int, timeout_s: float) -> bytes:
+        """Wait (up to the deadline, watching the disk) for the reply channel and return what it
+        has (b"" when nothing came yet); stderr is drained as it comes."""
         now = time.monotonic()
         if now >= deadline:
             self._timed_out(n, timeout_s)
@@ -207,17 +220,18 @@ class SandboxSession:
                     self._poll.unregister(self._stderr_fd)
             else:
                 out = True
-        if out:
-            try:
-                chunk = os.read(self._stdout_fd, 1 << 16)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._drain_stderr()
-                self._fail("closed", f"the program ended without answering request {n}")
-            self._buf += chunk
+        if not out:
+            return b""
+        try:
+            chunk = os.read(self._stdout_fd, 1 << 16)
+        except BlockingIOError:
+            return b""
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._drain_stderr()
+            self._fail("closed", f"the program ended without answering request {n}")
+        return chunk
 
     def _fail(self, kind: str, message: str) -> None:
         self._error = SessionError(kind, message)

@@ -54,6 +54,15 @@ class _Frames:
     def read(self) -> bytes | None:
         """The next request's payload, or None at the end of input (or anything not a frame)."""
         size = wire.HEADER.size
+        if not self.buf:  # the usual case: one whole frame in one read
+            chunk = os.read(self.rfd, 1 << 16)
+            if not chunk:
+                return None
+            if len(chunk) >= size:
+                magic, length = wire.HEADER.unpack_from(chunk)
+                if len(chunk) == size + length and magic == wire.MAGIC and length <= MAX_REQUEST_BYTES:
+                    return chunk[size:]
+            self.buf += chunk
         while True:
             if len(self.buf) >= size:
                 magic, length = wire.HEADER.unpack_from(self.buf)
@@ -69,9 +78,12 @@ class _Frames:
             self.buf += chunk
 
     def write(self, payload: bytes) -> None:
-        view = memoryview(wire.frame(payload))
-        while view:
-            view = view[os.write(self.wfd, view):]
+        data = wire.frame(payload)
+        done = os.write(self.wfd, data)
+        if done < len(data):
+            view = memoryview(data)[done:]
+            while view:
+                view = view[os.write(self.wfd, view):]
 
 
 def main(argv: list[str]) -> int:
@@ -102,9 +114,18 @@ def main(argv: list[str]) -> int:
         payload = frames.read()
         if not payload:
             return 0
-        if payload[0] == wire.TAG_SENSORS and layout is not None:
-            msg = {"op": "control", "sensors": layout.decode_sensors(payload)}
-        elif payload[0] == wire.TAG_JSON:
+        if payload[0] == wire.TAG_SENSORS and layout is not None:  # the hot path: readings in, a command out
+            try:
+                cmd = control(layout.decode_sensors(payload))
+                binary = layout.encode_command(cmd)
+                if binary is not None:
+                    frames.write(binary)
+                else:
+                    reply({"ok": True, "cmd": cmd})
+            except BaseException as e:
+                return failed("control", e)
+            continue
+        if payload[0] == wire.TAG_JSON:
             msg = json.loads(payload[1:])
         else:
             return 0
@@ -123,8 +144,8 @@ def main(argv: list[str]) -> int:
             except BaseException as e:  # SystemExit and KeyboardInterrupt of the program included
                 return failed("build", e)
         elif op == "control":
-            if payload[0] == wire.TAG_JSON:  # a JSON request sets the layout (none: JSON replies only)
-                layout = wire.Layout.from_json(msg["layout"]) if "layout" in msg else None
+            # a JSON control request sets the layout (none: JSON replies only)
+            layout = wire.Layout.from_json(msg["layout"]) if "layout" in msg else None
             try:
                 if not callable(control):
                     raise TypeError("the program defines no control(sensors) function")
