@@ -12,6 +12,11 @@ The median and the 90th percentile are over every round trip of `--reps` evaluat
 evaluation's wall time is the median of `evaluate` itself. The machine's load (os.getloadavg) is
 printed with them: these are measurements on a shared machine, never asserted in tests.
 
+With --loop N it also times the channel alone: N exchanges back to back with nothing between them
+(the readings an in-process evaluation of the reference recorded, replayed in turn), sandboxed and
+in-process: the transport without the simulator's work between two requests, where neither process
+sleeps long.
+
 Also runs against an older tree (its channels have `request` only: the control op is timed then).
 """
 
@@ -89,22 +94,69 @@ def measure(task: str, stage: str, reps: int, inprocess: bool) -> dict:
             "evaluation_wall_ms": 1000 * statistics.median(walls)}
 
 
+def loop(task: str, stage: str, n: int, inprocess: bool) -> dict:
+    """`n` exchanges back to back on one channel (see the module docstring)."""
+    from simreflect.core.sandbox import write_workspace_file
+
+    spec = load_spec(task)
+    program = spec.reference(stage)
+    readings: list[dict] = []
+    cls = evaluate_mod.InProcessChannel
+    saved = cls.request
+
+    def record(self, msg, timeout_s):
+        if msg.get("op") == "control":
+            readings.append(json.loads(json.dumps(msg["sensors"])))
+        return saved(self, msg, timeout_s)
+
+    cls.request = record
+    try:
+        evaluate_mod.evaluate(spec, stage, program, trusted_inprocess=True)
+    finally:
+        cls.request = saved
+    trips: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="simreflect-roundtrip-") as tmp:
+        write_workspace_file(Path(tmp), evaluate_mod.PROGRAM_FILE, program)
+        channel = (evaluate_mod.InProcessChannel(program) if inprocess
+                   else evaluate_mod.SandboxChannel(Path(tmp), 600.0))
+        try:
+            channel.request({"op": "build", "env": spec.visible(stage)}, 30)
+            commands = tuple(spec.world_class.commands)
+            exchange = getattr(channel, "control", None)
+            for i in range(n):
+                sensors = dict(readings[i % len(readings)])
+                t0 = time.perf_counter()
+                if exchange is not None:
+                    exchange(sensors, commands, 5.0)
+                else:
+                    channel.request({"op": "control", "sensors": sensors}, 5.0)
+                trips.append(time.perf_counter() - t0)
+        finally:
+            channel.close()
+    return {"task": task, "stage": stage, "mode": ("in-process" if inprocess else "sandboxed") + " loop",
+            "passed": None, "round_trip": _quantiles(trips), "requests_per_evaluation": n,
+            "evaluation_wall_ms": float("nan")}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", default="control_lander,control_cartpole")
     ap.add_argument("--stage", default="stage1")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--loop", type=int, default=0, help="also N exchanges back to back on one channel")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args()
     rows = [measure(t, args.stage, args.reps, inprocess) for t in args.tasks.split(",") for inprocess in (False, True)]
+    if args.loop:
+        rows += [loop(t, args.stage, args.loop, inprocess) for t in args.tasks.split(",") for inprocess in (False, True)]
     if args.json:
         print(json.dumps({"load": os.getloadavg(), "rows": rows}, indent=2))
         return
     print(f"load average {os.getloadavg()[0]:.2f}; {args.reps} evaluations each, stage {args.stage}")
-    print(f"{'task':18s} {'mode':11s} {'trips':>6s} {'median us':>10s} {'p90 us':>8s} {'eval ms':>8s} passed")
+    print(f"{'task':18s} {'mode':16s} {'trips':>6s} {'median us':>10s} {'p90 us':>8s} {'eval ms':>8s} passed")
     for r in rows:
         q = r["round_trip"]
-        print(f"{r['task']:18s} {r['mode']:11s} {r['requests_per_evaluation']:6d} {q['median_us']:10.1f} "
+        print(f"{r['task']:18s} {r['mode']:16s} {r['requests_per_evaluation']:6d} {q['median_us']:10.1f} "
               f"{q['p90_us']:8.1f} {r['evaluation_wall_ms']:8.1f} {r['passed']}")
 
 

@@ -68,6 +68,11 @@ def _decode_reply(payload: bytes) -> Any:
         raise FrameError(f"not one JSON value: {e}") from None
 
 
+class _FrameCommand(dict):
+    """A command read from a C frame by its layout: its keys are this task's actuators, its values
+    finite floats (so only the clamping of `_clean_command` is left to do)."""
+
+
 class _ControlReplies:
     """How a reply to a control request is read: a C frame (the command, judged by the layout) or
     a JSON frame (the reply as the JSON protocol has it); anything else is a FrameError."""
@@ -79,7 +84,7 @@ class _ControlReplies:
 
     def __call__(self, payload: bytes) -> Any:
         if payload and payload[0] == TAG_COMMAND and self.layout is not None:
-            return {"ok": True, "cmd": self.layout.decode_command(payload)}
+            return {"ok": True, "cmd": _FrameCommand(self.layout.decode_command(payload))}
         return _decode_reply(payload)
 
 
@@ -252,6 +257,15 @@ def _program_failure(reply: Any, where: str) -> str | None:
 
 def _clean_command(raw: Any, commands: dict[str, tuple[float, float]], last: dict[str, float],
                    saturation: dict[str, int]) -> dict[str, float]:
+    if type(raw) is _FrameCommand:  # judged by the frame's layout already: only the clamping
+        out = dict(last)
+        for name, v in raw.items():
+            lo, hi = commands[name]
+            if v < lo or v > hi:
+                saturation[name] = saturation.get(name, 0) + 1
+                v = min(hi, max(lo, v))
+            out[name] = v
+        return out
     if not isinstance(raw, dict):
         raise ValueError(f"control() must return a dict of actuator commands, got {type(raw).__name__}")
     unknown = sorted(str(k) for k in raw if k not in commands)
