@@ -167,8 +167,11 @@ def _check_sensor_round_trip(values: list) -> None:
     if payload is None:
         return
     assert layout.decode_sensors(payload) == json.loads(json.dumps(sensors, allow_nan=False))
-    # the runner's decoder meets any bytes of the right length without raising
-    layout.decode_sensors(mutate(payload, len(values)).ljust(len(payload), b"\x00")[:len(payload)])
+    # the runner's decoder meets any bytes of the right length with readings or a FrameError
+    try:
+        layout.decode_sensors(mutate(payload, len(values)).ljust(len(payload), b"\x00")[:len(payload)])
+    except FrameError:
+        pass
 
 
 @pytest.mark.parametrize("n", SIZES)

@@ -123,21 +123,21 @@ class Layout:
         for i in self._ints:
             if abs(values[i]) > EXACT_INT:
                 return None
-        try:
-            if not math.isfinite(math.fsum(values)):  # a NaN or an infinity (or an overflow: JSON then)
-                return None
-        except OverflowError:
+        if not math.isfinite(sum(values)):  # a NaN or an infinity (or a sum past the float range: JSON then)
             return None
         return self._sensor_struct.pack(TAG_SENSORS, *values)
 
     def decode_sensors(self, payload: bytes) -> dict[str, Any]:
-        """The readings of an S payload (the runner's side)."""
+        """The readings of an S payload (the runner's side); raises FrameError, nothing else."""
         if len(payload) != self._sensor_struct.size:
             raise FrameError(f"a sensor frame of {len(payload)} bytes; this layout's are {self._sensor_struct.size}")
         values = self._sensor_struct.unpack(payload)
         out = dict(zip(self.sensors, values[1:]))
         for i in self._ints:
-            out[self.sensors[i]] = int(values[i + 1])
+            v = values[i + 1]
+            if not math.isfinite(v):
+                raise FrameError(f"a sensor frame gives the int {self.sensors[i]} the value {v!r}")
+            out[self.sensors[i]] = int(v)
         for i in self._bools:
             out[self.sensors[i]] = values[i + 1] != 0.0
         return out
