@@ -36,7 +36,8 @@ from simreflect.suites.pace.wire import TAG_COMMAND, TAG_JSON, FrameError, Layou
 
 PROGRAM_FILE = "program.py"
 TASK_FILE = "task.json"
-#: All of simreflect the program's process can import: the API and the runner. Not the engine,
+#: All of simreflect the program's process can import: the API, the runner and the frames it speaks
+#: (wire: standard library only). Not the engine,
 #: not the evaluator, not the task folders (their stages hold the hidden values).
 PROGRAM_MODULES = ("simreflect.suites.pace.api", "simreflect.suites.pace.runner", "simreflect.suites.pace.wire")
 DEFAULT_TIMEOUT_S = 120.0
