@@ -24,6 +24,9 @@ load average 8 to 9 from other work; medians, stage 1, 8 evaluations; before = J
 
     control_lander    sandboxed  80 us -> 36 us   back to back 64-87 us -> 22-30 us   in-process 21-30 us
     control_cartpole  sandboxed  64 us -> 22-31   back to back 51 us    -> 19-24 us   in-process 14-21 us
+
+Under heavier contention a run's median can still reach 110-230 us (p90 over 400 us): two processes
+waiting for a core each way, which no framing removes; the JSON lines measured 80-125 us then.
 """
 
 from __future__ import annotations
