@@ -46,7 +46,9 @@ A program that must keep running while the caller works (a controller the caller
 asks for actions every few steps, say) runs as a session: `open_session(argv, workdir, limits,
 package_modules=...)` starts it under the same confinement and returns a `SandboxSession` whose
 `request(obj, timeout_s)` sends one JSON line to the program's stdin and returns its one-line JSON
-reply from stdout (its stderr is the captured output). A program that does not answer in time,
+reply from stdout (its stderr is the captured output); `request_frame(payload, timeout_s, decode)`
+does the same with a length-prefixed frame each way (FRAME_HEADER: magic and length judged before
+the payload is read) and hands a copy of the reply's payload to the caller's `decode`. A program that does not answer in time,
 answers garbage or too much, or ends early fails the request (`SessionError`, with a kind) and
 the session is over; `close()` returns the session's ProgramResult.
 

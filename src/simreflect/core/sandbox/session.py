@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import select
+import struct
 import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from simreflect.core.program import OutputCapture, ProgramResult, kill_group, wait_exit
 from simreflect.core.sandbox.bwrap import _bwrap_argv, _clean_env, _plain_argv, _python_paths
@@ -25,6 +26,12 @@ from simreflect.core.untrusted import JsonLimits, Refusal, load_json
 #: Longest reply line a session accepts unless told otherwise.
 SESSION_MAX_MESSAGE_BYTES = 1 << 20
 _SESSION_WATCH_S = 0.25
+#: A frame (`SandboxSession.request_frame`): FRAME_MAGIC, the payload's length as a little-endian
+#: u32, the payload. The sandbox side states the same format in its own module (it cannot import
+#: this one): suites/pace/wire.py, checked equal by the tests.
+FRAME_MAGIC = b"srf\x01"
+FRAME_HEADER = struct.Struct("<4sI")
+T = TypeVar("T")
 
 
 class SessionError(RuntimeError):
@@ -32,7 +39,8 @@ class SessionError(RuntimeError):
 
     `kind` is timeout (no answer in time, or the session's wall time is spent), closed (the
     program ended or stopped reading), protocol (a reply that is not one JSON value on one line,
-    or output on the reply channel nobody asked for), too_large (a reply past the size limit) or
+    a frame without its header or that its decoder refuses, or output on the reply channel nobody
+    asked for), too_large (a reply past the size limit) or
     disk (the work directory grew past its limit)."""
 
     def __init__(self, kind: str, message: str):
@@ -81,6 +89,9 @@ class SandboxSession:
         for fd in (self._stdout_fd, self._stderr_fd, self._stdin_fd):
             os.set_blocking(fd, False)
         self._stderr_open = True
+        self._poll = select.poll()
+        self._poll.register(self._stdout_fd, select.POLLIN)
+        self._poll.register(self._stderr_fd, select.POLLIN)
         self._wall_deadline = start + limits.wall_s
         self._next_watch = start + _SESSION_WATCH_S
         self._disk_note = ""
@@ -132,6 +143,95 @@ class SandboxSession:
             self._fail("protocol", f"reply {n} is not one JSON value ({e}); it began {shown!r}")
         self.requests = n
         return value
+
+    def request_frame(self, payload: bytes, timeout_s: float, decode: Callable[[bytes], T]) -> T:
+        """Send `payload` as one frame (FRAME_HEADER) and return `decode` of the program's one reply
+        frame's payload, a copy of the bytes read.
+
+        The reply's header is judged before its payload is read: a reply that does not begin with
+        FRAME_MAGIC is a protocol failure, one whose length is past `max_message_bytes` too_large.
+        `decode` judges the payload; a ValueError it raises (its reason in words) is a protocol
+        failure. Timeouts, a program that ends, and output nobody asked for fail the request as
+        they do in `request`."""
+        if self._result is not None:
+            raise SessionError("closed", "the session is closed")
+        if self._error is not None:
+            raise self._error
+        n = self.requests + 1
+        if self._buf:
+            self._fail("protocol", f"the program wrote to the reply channel without being asked (before request {n})")
+        deadline = min(time.monotonic() + max(0.0, float(timeout_s)), self._wall_deadline)
+        data = FRAME_HEADER.pack(FRAME_MAGIC, len(payload)) + payload
+        try:
+            done = os.write(self._stdin_fd, data)  # a small frame goes at once (a full pipe or an error: _write)
+        except OSError:
+            done = 0
+        if done < len(data):
+            self._write(data[done:], deadline, n, timeout_s)
+        reply = self._read_frame(deadline, n, timeout_s)
+        try:
+            value = decode(reply)
+        except ValueError as e:
+            self._fail("protocol", f"reply {n} is not a valid frame ({e})")
+        self.requests = n
+        return value
+
+    def _read_frame(self, deadline: float, n: int, timeout_s: float) -> bytes:
+        size = FRAME_HEADER.size
+        while True:
+            have = len(self._buf)
+            if have >= size:
+                magic, length = FRAME_HEADER.unpack_from(self._buf)
+                if magic != FRAME_MAGIC:
+                    shown = bytes(self._buf[:40])
+                    self._fail("protocol", f"reply {n} does not begin with a frame header; it began {shown!r}")
+                if length > self._max:
+                    self._fail("too_large", f"reply {n} is longer than {self._max} bytes")
+                if have >= size + length:
+                    payload = bytes(self._buf[size:size + length])
+                    del self._buf[:size + length]
+                    return payload
+            elif have and not FRAME_MAGIC.startswith(bytes(self._buf[:len(FRAME_MAGIC)])):
+                shown = bytes(self._buf[:40])
+                self._fail("protocol", f"reply {n} does not begin with a frame header; it began {shown!r}")
+            chunk = self._wait_readable(deadline, n, timeout_s)
+            if not chunk:
+                continue
+            if not self._buf and len(chunk) >= size:  # the usual case: the whole reply in one read
+                magic, length = FRAME_HEADER.unpack_from(chunk)
+                if magic == FRAME_MAGIC and length <= self._max and len(chunk) == size + length:
+                    return chunk[size:]
+            self._buf += chunk
+
+    def _wait_readable(self, deadline: float, n: int, timeout_s: float) -> bytes:
+        """Wait (up to the deadline, watching the disk) for the reply channel and return what it
+        has (b"" when nothing came yet); stderr is drained as it comes."""
+        now = time.monotonic()
+        if now >= deadline:
+            self._timed_out(n, timeout_s)
+        self._watch()
+        wait_ms = max(0, min(int((deadline - now) * 1000) + 1, int(_SESSION_WATCH_S * 1000)))
+        ready = self._poll.poll(wait_ms)
+        out = False
+        for fd, _ in ready:
+            if fd == self._stderr_fd:
+                self._drain_stderr()
+                if not self._stderr_open:
+                    self._poll.unregister(self._stderr_fd)
+            else:
+                out = True
+        if not out:
+            return b""
+        try:
+            chunk = os.read(self._stdout_fd, 1 << 16)
+        except BlockingIOError:
+            return b""
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._drain_stderr()
+            self._fail("closed", f"the program ended without answering request {n}")
+        return chunk
 
     def _fail(self, kind: str, message: str) -> None:
         self._error = SessionError(kind, message)

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from simreflect.core.program import ProgramResult
 from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, SessionError, open_session, write_workspace_file
-from simreflect.core.untrusted import JsonLimits, finite_float
+from simreflect.core.untrusted import JsonLimits, Refusal, finite_float, load_json
 from simreflect.core.verdict import Check, Detail, Verdict
 from simreflect.suites.pace import feedback as feedback_mod
 from simreflect.suites.pace.design import TOLERANCE, DesignInvalid, check_design, parse_design
@@ -32,12 +32,14 @@ from simreflect.suites.pace.engine import DT, Event, Sim, StopSimulation, Timing
 from simreflect.suites.pace.overlap import world_overlaps
 from simreflect.suites.pace.scoring import Constraint, score
 from simreflect.suites.pace.task import GENERIC_CONSTRAINTS, Outcome, TaskSpec, parse_stage, stage_label
+from simreflect.suites.pace.wire import TAG_COMMAND, TAG_JSON, FrameError, Layout, json_payload
 
 PROGRAM_FILE = "program.py"
 TASK_FILE = "task.json"
-#: All of simreflect the program's process can import: the API and the runner. Not the engine,
+#: All of simreflect the program's process can import: the API, the runner and the frames it speaks
+#: (wire: standard library only). Not the engine,
 #: not the evaluator, not the task folders (their stages hold the hidden values).
-PROGRAM_MODULES = ("simreflect.suites.pace.api", "simreflect.suites.pace.runner")
+PROGRAM_MODULES = ("simreflect.suites.pace.api", "simreflect.suites.pace.runner", "simreflect.suites.pace.wire")
 DEFAULT_TIMEOUT_S = 120.0
 BUILD_TIMEOUT_S = 30.0
 CONTROL_TIMEOUT_S = 2.0
@@ -56,8 +58,41 @@ class ChannelError(Exception):
         self.kind = kind
 
 
+def _decode_reply(payload: bytes) -> Any:
+    """A JSON reply frame's document, read within REPLY_LIMITS (hostile bytes: raises FrameError)."""
+    if not payload or payload[0] != TAG_JSON:
+        tag = f"0x{payload[0]:02x}" if payload else "none"
+        raise FrameError(f"a reply of type {tag} where a JSON document was due")
+    try:
+        return load_json(payload[1:], REPLY_LIMITS, "it")
+    except Refusal as e:
+        raise FrameError(f"not one JSON value: {e}") from None
+
+
+class _FrameCommand(dict):
+    """A command read from a C frame by its layout: its keys are this task's actuators, its values
+    finite floats (so only the clamping of `_clean_command` is left to do)."""
+
+
+class _ControlReplies:
+    """How a reply to a control request is read: a C frame (the command, judged by the layout) or
+    a JSON frame (the reply as the JSON protocol has it); anything else is a FrameError."""
+
+    __slots__ = ("layout",)
+
+    def __init__(self, layout: Layout | None):
+        self.layout = layout
+
+    def __call__(self, payload: bytes) -> Any:
+        if payload and payload[0] == TAG_COMMAND and self.layout is not None:
+            return {"ok": True, "cmd": _FrameCommand(self.layout.decode_command(payload))}
+        return _decode_reply(payload)
+
+
 class SandboxChannel:
-    """The program in a sandbox session (the only channel for untrusted programs)."""
+    """The program in a sandbox session (the only channel for untrusted programs), spoken to in
+    frames (suites/pace/wire.py): JSON documents for the build and the first control request,
+    float64 frames for the sensors and the commands after that."""
 
     def __init__(self, workdir: Path, timeout_s: float):
         limits = Limits(wall_s=timeout_s, cpu_s=timeout_s, memory_mb=1024, processes=16, file_mb=16,
@@ -66,12 +101,35 @@ class SandboxChannel:
                                      f"{SANDBOX_WORKDIR}/{PROGRAM_FILE}"], workdir, limits,
                                     package_modules=PROGRAM_MODULES, max_message_bytes=MAX_REPLY_BYTES,
                                     reply_limits=REPLY_LIMITS)
+        self._layout: Layout | None = None
+        self._replies = _ControlReplies(None)
 
-    def request(self, msg: dict[str, Any], timeout_s: float) -> Any:
+    def _exchange(self, payload: bytes, timeout_s: float, decode: Callable[[bytes], Any]) -> Any:
         try:
-            return self.session.request(msg, timeout_s)
+            return self.session.request_frame(payload, timeout_s, decode)
         except SessionError as e:
             raise ChannelError(e.kind, str(e)) from None
+
+    def request(self, msg: dict[str, Any], timeout_s: float) -> Any:
+        """One JSON request and its JSON reply."""
+        return self._exchange(json_payload(json.dumps(msg, separators=(",", ":"), allow_nan=False)), timeout_s,
+                              _decode_reply)
+
+    def control(self, sensors: dict[str, Any], commands: tuple[str, ...], timeout_s: float) -> Any:
+        """The program's reply to these sensor readings: {"ok": True, "cmd": {...}} or its failure.
+        Readings that fit the layout go as an S frame; others (the first, or another shape) as
+        JSON with their layout, which is the one from then on."""
+        layout = self._layout
+        payload = layout.encode_sensors(sensors) if layout is not None else None
+        if payload is None:
+            layout = Layout.of(sensors, list(commands))
+            msg: dict[str, Any] = {"op": "control", "sensors": sensors}
+            if layout is not None:
+                msg["layout"] = layout.to_json()
+            self._layout = layout
+            self._replies = _ControlReplies(layout)
+            payload = json_payload(json.dumps(msg, separators=(",", ":"), allow_nan=False))
+        return self._exchange(payload, timeout_s, self._replies)
 
     def close(self) -> ProgramResult:
         return self.session.close()
@@ -103,6 +161,9 @@ class InProcessChannel:
         except Exception as e:  # noqa: BLE001 - reported like the runner does
             out = {"ok": False, "where": msg["op"], "error": f"{type(e).__name__}: {e}"}
         return json.loads(json.dumps(out, allow_nan=False))
+
+    def control(self, sensors: dict[str, Any], commands: tuple[str, ...], timeout_s: float) -> Any:
+        return self.request({"op": "control", "sensors": sensors}, timeout_s)
 
     def close(self) -> ProgramResult:
         return ProgramResult("ok", 0, "", 0.0, isolation={"mode": "in-process (trusted programs only)"})
@@ -197,6 +258,15 @@ def _program_failure(reply: Any, where: str) -> str | None:
 
 def _clean_command(raw: Any, commands: dict[str, tuple[float, float]], last: dict[str, float],
                    saturation: dict[str, int]) -> dict[str, float]:
+    if type(raw) is _FrameCommand:  # judged by the frame's layout already: only the clamping
+        out = dict(last)
+        for name, v in raw.items():
+            lo, hi = commands[name]
+            if v < lo or v > hi:
+                saturation[name] = saturation.get(name, 0) + 1
+                v = min(hi, max(lo, v))
+            out[name] = v
+        return out
     if not isinstance(raw, dict):
         raise ValueError(f"control() must return a dict of actuator commands, got {type(raw).__name__}")
     unknown = sorted(str(k) for k in raw if k not in commands)
@@ -328,6 +398,7 @@ class _Controller:
     def __init__(self, channel, world, timings: Timings, stop: list[str]):
         self.channel, self.world, self.timings, self.stop = channel, world, timings, stop
         self.commands = dict(world.commands)
+        self.names = tuple(self.commands)
         self.last = {k: 0.0 if lo <= 0.0 <= hi else lo for k, (lo, hi) in self.commands.items()}
         self.saturation: dict[str, int] = {}
 
@@ -340,7 +411,7 @@ class _Controller:
         sensors = self.world.sensors(step)
         t1 = time.perf_counter()
         try:
-            reply = self.channel.request({"op": "control", "sensors": sensors}, CONTROL_TIMEOUT_S)
+            reply = self.channel.control(sensors, self.names, CONTROL_TIMEOUT_S)
         except ChannelError as e:
             self.timings.program_s += time.perf_counter() - t1
             raise StopSimulation("program", self._fail(step, str(e))) from None
