@@ -91,39 +91,62 @@ def validate_stop(layout: Layout, stop: StopWhen) -> None:
             raise ValueError("stop.a must name an object or a hand, not 'any'")
 
 
-def compile_stops(layout: Layout, stops: list[StopWhen]) -> list[tuple]:
-    """("state", screw index, state) or (owner codes a, owner codes b or None, min force) per stop."""
-    out: list[tuple] = []
+class StateStop(NamedTuple):
+    """A stop when screw `screw` (its index) has reached `state` (free < seated < driven)."""
+
+    screw: int
+    state: str
+
+
+class ContactStop(NamedTuple):
+    """A stop on a contact of owner set a with owner set b (None: anything not in a), at least
+    `min_force` N. The sets are lookup tables over owner codes (index: code - Owner.FLOOR)."""
+
+    a: np.ndarray
+    b: Optional[np.ndarray]
+    min_force: float
+
+
+def _owner_table(layout: Layout, codes: set[int]) -> np.ndarray:
+    table = np.zeros(Owner.FIRST_OBJECT + len(layout.objects) - Owner.FLOOR, bool)
+    table[[c - Owner.FLOOR for c in codes]] = True
+    return table
+
+
+def compile_stops(layout: Layout, stops: list[StopWhen]) -> list[StateStop | ContactStop]:
+    """The stop conditions of a move, compiled once for the checks of every step."""
+    out: list[StateStop | ContactStop] = []
     for s in stops:
         if s.state is not None:
-            out.append(("state", layout.object_by_name[s.a].index, s.state))
+            out.append(StateStop(layout.object_by_name[s.a].index, s.state))
         else:
-            out.append((owner_set(layout, s.a), owner_set(layout, s.b), s.min_force))
+            b = owner_set(layout, s.b)
+            out.append(ContactStop(_owner_table(layout, owner_set(layout, s.a)),
+                                   None if b is None else _owner_table(layout, b), s.min_force))
     return out
 
 
-def stop_met(stops: list[tuple], arrays: Optional[ContactArrays], screw_states: list[str]) -> int:
-    """The index of the first compiled stop condition that holds now, or -1."""
+def stop_met(stops: list[StateStop | ContactStop], arrays: Optional[ContactArrays], screw_states: list[str]) -> int:
+    """The index of the first compiled stop condition that holds now, or -1 (the screw states are
+    looked at first, then the contacts)."""
     for k, st in enumerate(stops):
-        if st[0] == "state":
-            state = screw_states[st[1]]
-            if state in SCREW_ORDER and SCREW_ORDER.index(state) >= SCREW_ORDER.index(st[2]):
+        if isinstance(st, StateStop):
+            state = screw_states[st.screw]
+            if state in SCREW_ORDER and SCREW_ORDER.index(state) >= SCREW_ORDER.index(st.state):
                 return k
     if arrays is None:
         return -1
     _, o1, o2, f = arrays
+    i1, i2 = o1 - Owner.FLOOR, o2 - Owner.FLOOR
     for k, st in enumerate(stops):
-        if st[0] == "state":
+        if isinstance(st, StateStop):
             continue
-        a, b, fmin = st
-        ina1 = np.isin(o1, list(a))
-        ina2 = np.isin(o2, list(a))
-        if b is None:
-            hit = (ina1 & ~ina2) | (ina2 & ~ina1)
+        ina1, ina2 = st.a[i1], st.a[i2]
+        if st.b is None:
+            hit = ina1 != ina2
         else:
-            bl = list(b)
-            hit = (ina1 & np.isin(o2, bl)) | (ina2 & np.isin(o1, bl))
-        if np.any(hit & (f >= fmin)):
+            hit = (ina1 & st.b[i2]) | (ina2 & st.b[i1])
+        if np.any(hit & (f >= st.min_force)):
             return k
     return -1
 

@@ -13,7 +13,8 @@ def _r(x: float, nd: int = 7) -> float:
 
 
 def _rl(v, nd: int = 7) -> list[float]:
-    return [round(float(x), nd) for x in np.ravel(v)]
+    # tolist() gives the same Python floats as float(x) of each element, without a numpy scalar each
+    return [round(x, nd) for x in np.asarray(v, dtype=float).ravel().tolist()]
 
 
 def _rows(r) -> list[list[float]]:

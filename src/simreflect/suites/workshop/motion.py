@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 
 from simreflect.suites.workshop import world
-from simreflect.suites.workshop.contacts import collect_collisions, compile_stops, stop_met
+from simreflect.suites.workshop.contacts import ContactStop, StateStop, collect_collisions, compile_stops, stop_met
 from simreflect.suites.workshop.frames import _r
 from simreflect.suites.workshop.layout import Layout
 from simreflect.suites.workshop.protocol import Move
@@ -26,12 +26,20 @@ LIMIT_MARGIN = 0.005  # rad (m): a joint this close to its range's end is at its
 BLOCKED_LAG = 0.9  # a joint whose target leads it by this share of its lag limit is blocked
 
 
+class _ServoBuffers:
+    """Scratch arrays of Servos.command, allocated once."""
+
+    def __init__(self, nu: int):
+        self.q, self.lo, self.hi, self.ff = (np.empty(nu) for _ in range(4))
+
+
 class Servos:
     """The servo targets of every actuator and how commanded joint velocities move them."""
 
     def __init__(self, m: mujoco.MjModel, d: mujoco.MjData, layout: Layout):
         self.model, self.data, self.layout = m, d, layout
         self.target = np.zeros(m.nu)
+        self._buf = _ServoBuffers(m.nu)
         self._jacp = np.zeros((3, m.nv))
         self._jacr = np.zeros((3, m.nv))
 
@@ -47,14 +55,18 @@ class Servos:
 
     def command(self, qdot: np.ndarray) -> None:
         """Move the targets by one step of `qdot`, within the lag and range limits, and set the controls."""
-        lay, d = self.layout, self.data
-        q = d.qpos[lay.act_qadr]
-        target = self.target + qdot * DT
-        np.clip(target, q - lay.act_lag, q + lay.act_lag, out=target)
-        np.clip(target, lay.act_lo, lay.act_hi, out=target)
+        lay, d, buf = self.layout, self.data, self._buf
+        # np.clip(x, lo, hi) is minimum(maximum(x, lo), hi): the same two ufuncs, into buffers allocated once
+        np.take(d.qpos, lay.act_qadr, out=buf.q)
+        target = np.multiply(qdot, DT)
+        np.add(self.target, target, out=target)
+        np.maximum(target, np.subtract(buf.q, lay.act_lag, out=buf.lo), out=target)
+        np.minimum(target, np.add(buf.q, lay.act_lag, out=buf.hi), out=target)
+        np.maximum(target, lay.act_lo, out=target)
+        np.minimum(target, lay.act_hi, out=target)
         self.target = target
         # velocity feed-forward: kp (target + kv/kp v - q) - kv qdot = kp (target - q) + kv (v - qdot)
-        d.ctrl[:] = target + lay.act_ff * qdot
+        np.add(target, np.multiply(lay.act_ff, qdot, out=buf.ff), out=d.ctrl)
 
     def ee_velocities(self, side: str, ee, point_local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(actuators, joint velocities): arm joints, then base x, y if used, for an end-effector twist."""
@@ -112,6 +124,8 @@ def run_move(engine: Engine, seg, budget_steps: Optional[int]) -> dict[str, Any]
         stops = compile_stops(engine.layout, seg.stop)
     else:
         qdot_fixed, ee_cmds, stops = np.zeros(nu), [], []
+    contact_stops = any(isinstance(s, ContactStop) for s in stops)
+    state_stops = any(isinstance(s, StateStop) for s in stops)
     servos, lay = engine.servos, engine.layout
     commanded = qdot_fixed != 0
     stopped = "duration"
@@ -135,16 +149,15 @@ def run_move(engine: Engine, seg, budget_steps: Optional[int]) -> dict[str, Any]
             q = engine.data.qpos[lay.act_qadr]
             blocked_any |= commanded & servos.lagging(q)
             limit_any |= commanded & servos.at_limit(q)
-        if n % TRACK_EVERY == 0 or stops:
-            arrays = engine.contact_arrays()
-            if n % TRACK_EVERY == 0:
-                collect_collisions(engine.model, lay, arrays, collisions)
-            if stops:
-                k = stop_met(stops, arrays, [s.state for s in engine.screws])
-                if k >= 0:
-                    s = seg.stop[k]
-                    stopped = f"stop[{k}]: {s.a} " + (f"is {s.state}" if s.state else f"touched {s.b}")
-                    break
+        if n % TRACK_EVERY == 0:
+            collect_collisions(engine.model, lay, engine.contact_arrays(), collisions)
+        if stops:
+            arrays = engine.contact_arrays() if contact_stops else None
+            k = stop_met(stops, arrays, [s.state for s in engine.screws] if state_stops else [])
+            if k >= 0:
+                s = seg.stop[k]
+                stopped = f"stop[{k}]: {s.a} " + (f"is {s.state}" if s.state else f"touched {s.b}")
+                break
     if engine.step_count - start_step < seg.steps and stopped == "duration":
         stopped = "simulated-time budget spent"
     return {
