@@ -16,7 +16,8 @@ With --reference BUILD (frame by default; "none" skips it): the whole scripted r
 recorded as the suite records it, run once through HTTP (uvicorn on 127.0.0.1, the reference's httpx
 client in the same process, the same core) and once in-process (LocalTransport): simulated seconds
 per wall second over the whole run, commands sent, and whether the recorded final state passes the
-grader. --profile FILE writes a cProfile of the in-process run (FILE.http of the HTTP one).
+grader. Beside the wall-clock factor it reports simulated seconds per CPU second of the process (all
+its threads): on a shared machine that is the steadier figure. --profile FILE writes a cProfile of the in-process run (FILE.http of the HTTP one).
 
 Timings are measurements on this machine (shared cores make them noisy), never asserted in tests.
 """
@@ -132,19 +133,19 @@ def reference_run(build: str, seed: int, http: bool, profile: str | None = None)
                 stack.callback(client.close)
             else:
                 client = WorkshopClient(LocalTransport(session))
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             if prof is not None:
                 prof.enable()
             module.run(client)
             if prof is not None:
                 prof.disable()
-            wall = time.perf_counter() - t
+            wall, cpu = time.perf_counter() - t, time.process_time() - cpu
         if prof is not None:
             prof.dump_stats(profile)
         final = recording.load_final(record)
         passed = grade(final["state"], recording.load_spec(record)).passed
-    return {"sim_s": session.engine.time, "wall_s": wall, "rtf": session.engine.time / wall,
-            "commands": session.commands, "passed": passed}
+    return {"sim_s": session.engine.time, "wall_s": wall, "rtf": session.engine.time / wall, "cpu_s": cpu,
+            "rtf_cpu": session.engine.time / cpu, "commands": session.commands, "passed": passed}
 
 
 def main() -> None:
@@ -166,7 +167,8 @@ def main() -> None:
             r = reference_run(args.reference, args.seed, http, prof)
             how = "through HTTP" if http else "in-process  "
             print(f"{args.reference} reference {how}: {r['rtf']:.1f}x realtime ({r['sim_s']:.1f} s simulated in "
-                  f"{r['wall_s']:.1f} s wall, {r['commands']} commands, passes: {r['passed']})", flush=True)
+                  f"{r['wall_s']:.1f} s wall; {r['rtf_cpu']:.1f}x per CPU second of this process, {r['cpu_s']:.1f} s; "
+                  f"{r['commands']} commands, passes: {r['passed']})", flush=True)
     if args.only_reference:
         return
     t = time.perf_counter()
