@@ -17,7 +17,8 @@ recorded as the suite records it, run once through HTTP (uvicorn on 127.0.0.1, t
 client in the same process, the same core) and once in-process (LocalTransport): simulated seconds
 per wall second over the whole run, commands sent, and whether the recorded final state passes the
 grader. Beside the wall-clock factor it reports simulated seconds per CPU second of the process (all
-its threads): on a shared machine that is the steadier figure. --profile FILE writes a cProfile of the in-process run (FILE.http of the HTTP one).
+its threads): on a shared machine that is the steadier figure; and the CPU time spent inside mj_step
+(the physics alone: what no Python change can cut). --profile FILE writes a cProfile of the in-process run (FILE.http of the HTTP one).
 
 Timings are measurements on this machine (shared cores make them noisy), never asserted in tests.
 """
@@ -119,11 +120,31 @@ def http_overhead(session: Session, requests: int, relayed: bool = False) -> dic
     return out
 
 
+class _TimedMujoco:
+    """The mujoco module as sim.py sees it, with the CPU time spent inside mj_step added up."""
+
+    def __init__(self) -> None:
+        self.step_cpu = 0.0
+
+    def __getattr__(self, name: str):
+        return getattr(mujoco, name)
+
+    def mj_step(self, *args) -> None:
+        t = time.thread_time()
+        mujoco.mj_step(*args)
+        self.step_cpu += time.thread_time() - t
+
+
 def reference_run(build: str, seed: int, http: bool, profile: str | None = None) -> dict[str, float]:
     """The build's whole reference run, recorded; its realtime factor (simulated seconds of the
     session, the finish settle included, per wall second of the run), commands and verdict."""
+    from simreflect.suites.workshop import sim
+
     module = importlib.import_module(f"simreflect.suites.workshop.reference.{build}")
-    with tempfile.TemporaryDirectory() as tmp:
+    timed = sim.mujoco = _TimedMujoco()
+    with contextlib.ExitStack() as outer:
+        outer.callback(setattr, sim, "mujoco", mujoco)
+        tmp = outer.enter_context(tempfile.TemporaryDirectory())
         record = Path(tmp) / "record"
         session = Session.for_build(build, seed, record_dir=record)
         prof = cProfile.Profile() if profile else None
@@ -145,7 +166,8 @@ def reference_run(build: str, seed: int, http: bool, profile: str | None = None)
         final = recording.load_final(record)
         passed = grade(final["state"], recording.load_spec(record)).passed
     return {"sim_s": session.engine.time, "wall_s": wall, "rtf": session.engine.time / wall, "cpu_s": cpu,
-            "rtf_cpu": session.engine.time / cpu, "commands": session.commands, "passed": passed}
+            "rtf_cpu": session.engine.time / cpu, "step_cpu_s": timed.step_cpu,
+            "rtf_step": session.engine.time / timed.step_cpu, "commands": session.commands, "passed": passed}
 
 
 def main() -> None:
@@ -168,7 +190,9 @@ def main() -> None:
             how = "through HTTP" if http else "in-process  "
             print(f"{args.reference} reference {how}: {r['rtf']:.1f}x realtime ({r['sim_s']:.1f} s simulated in "
                   f"{r['wall_s']:.1f} s wall; {r['rtf_cpu']:.1f}x per CPU second of this process, {r['cpu_s']:.1f} s; "
-                  f"{r['commands']} commands, passes: {r['passed']})", flush=True)
+                  f"{r['commands']} commands, passes: {r['passed']})\n"
+                  f"    mj_step alone {r['step_cpu_s']:.1f} CPU s ({r['rtf_step']:.1f}x): "
+                  f"{100 * r['step_cpu_s'] / r['cpu_s']:.0f}% of the run's CPU time", flush=True)
     if args.only_reference:
         return
     t = time.perf_counter()

@@ -8,11 +8,25 @@ from typing import Any, NamedTuple, Optional
 import mujoco
 import numpy as np
 
-from simreflect.suites.workshop.layout import ARMS, HANDS, ROBOT, Layout, Owner, arm_code, hand_code, object_code
+from simreflect.suites.workshop.layout import (
+    ARMS,
+    HANDS,
+    LEFT_ARM,
+    LEFT_HAND,
+    RIGHT_ARM,
+    RIGHT_HAND,
+    ROBOT,
+    Layout,
+    Owner,
+    arm_code,
+    hand_code,
+    object_code,
+)
 from simreflect.suites.workshop.protocol import StopWhen
 from simreflect.suites.workshop.world import SIDES
 
 SCREW_ORDER = ("free", "seated", "driven")
+_FLOOR = int(Owner.FLOOR)  # the lowest owner code: the stop tables' index 0
 
 
 class ContactArrays(NamedTuple):
@@ -137,7 +151,7 @@ def stop_met(stops: list[StateStop | ContactStop], arrays: Optional[ContactArray
     if arrays is None:
         return -1
     _, o1, o2, f = arrays
-    i1, i2 = o1 - Owner.FLOOR, o2 - Owner.FLOOR
+    i1, i2 = o1 - _FLOOR, o2 - _FLOOR
     for k, st in enumerate(stops):
         if isinstance(st, StateStop):
             continue
@@ -165,8 +179,8 @@ def collect_collisions(m: mujoco.MjModel, layout: Layout, arrays: Optional[Conta
     if arrays is None:
         return
     geoms, o1, o2, f = arrays
-    arm = ((o1 <= Owner.RIGHT_ARM) & (o1 >= Owner.LEFT_ARM) | (o2 <= Owner.RIGHT_ARM) & (o2 >= Owner.LEFT_ARM)
-           | ((o1 >= Owner.LEFT_HAND) & (o1 <= Owner.RIGHT_HAND) & (o2 >= Owner.LEFT_HAND) & (o2 <= Owner.RIGHT_HAND)))
+    arm = ((o1 <= RIGHT_ARM) & (o1 >= LEFT_ARM) | (o2 <= RIGHT_ARM) & (o2 >= LEFT_ARM)
+           | ((o1 >= LEFT_HAND) & (o1 <= RIGHT_HAND) & (o2 >= LEFT_HAND) & (o2 <= RIGHT_HAND)))
     for i in np.nonzero(arm)[0]:
         a, b = int(o1[i]), int(o2[i])
         for x, y, gx, gy in ((a, b, geoms[i, 0], geoms[i, 1]), (b, a, geoms[i, 1], geoms[i, 0])):

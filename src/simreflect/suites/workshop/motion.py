@@ -24,6 +24,7 @@ IK_EVERY = 4  # steps between end-effector IK solutions (45 Hz); the joint veloc
 IK_DAMPING = 2.5e-3  # lambda^2 of the damped least-squares IK
 LIMIT_MARGIN = 0.005  # rad (m): a joint this close to its range's end is at its limit
 BLOCKED_LAG = 0.9  # a joint whose target leads it by this share of its lag limit is blocked
+_IK_DAMPING_EYE = IK_DAMPING * np.eye(6)
 
 
 class _ServoBuffers:
@@ -40,6 +41,7 @@ class Servos:
         self.model, self.data, self.layout = m, d, layout
         self.target = np.zeros(m.nu)
         self._buf = _ServoBuffers(m.nu)
+        self._ik_cache: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
         self._jacp = np.zeros((3, m.nv))
         self._jacr = np.zeros((3, m.nv))
 
@@ -74,17 +76,25 @@ class Servos:
         hb = lay.hand_body[side]
         p = d.xpos[hb] + d.xmat[hb].reshape(3, 3) @ point_local
         mujoco.mj_jac(m, d, self._jacp, self._jacr, p, hb)
-        acts = lay.arm_act[side]
-        if ee.use_base:
-            acts = np.concatenate([acts, lay.base_act[side]])
-        dofs = lay.act_dadr[acts]
+        acts, dofs = self._ik_joints(side, ee.use_base)
         J = np.vstack([self._jacp[:, dofs], self._jacr[:, dofs]])
         twist = np.concatenate([ee.linear, ee.angular])
-        qd = J.T @ np.linalg.solve(J @ J.T + IK_DAMPING * np.eye(6), twist)
+        qd = J.T @ np.linalg.solve(J @ J.T + _IK_DAMPING_EYE, twist)
         ratio = np.max(np.abs(qd) / lay.act_vmax[acts])
         if ratio > 1.0:
             qd /= ratio
         return acts, qd
+
+    def _ik_joints(self, side: str, use_base: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(actuators, their dofs) the IK of a side moves: arm joints, then base x, y if used (cached)."""
+        key = (side, use_base)
+        if key not in self._ik_cache:
+            lay = self.layout
+            acts = lay.arm_act[side]
+            if use_base:
+                acts = np.concatenate([acts, lay.base_act[side]])
+            self._ik_cache[key] = (acts, lay.act_dadr[acts])
+        return self._ik_cache[key]
 
     def at_limit(self, q: np.ndarray) -> np.ndarray:
         lay = self.layout
