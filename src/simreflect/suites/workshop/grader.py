@@ -44,10 +44,12 @@ def rot_z(yaw: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
+_SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+
+
 def corners(pos, rot, size) -> np.ndarray:
     half = np.asarray(size, float) / 2
-    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
-    return np.asarray(pos, float) + (signs * half) @ np.asarray(rot, float).reshape(3, 3).T
+    return np.asarray(pos, float) + (_SIGNS * half) @ np.asarray(rot, float).reshape(3, 3).T
 
 
 def protrusion_mm(pos, rot, size, target) -> float:

@@ -157,6 +157,7 @@ def _screws(engine: Engine, hold_map: Holds, touching) -> dict[str, Any]:
     for k in range(engine.spec.screws):
         o = lay.object_by_name[f"screw{k}"]
         st = driver.screws[k]
+        hole = None if st.state == "free" else driver.seat_axis(k)
         rot = d.xmat[o.body].reshape(3, 3)
         screws[o.name] = {"pos": _rl(d.xpos[o.body]), "quat": _rl(d.xquat[o.body]), "rot": _rows(rot),
                           "head_top": _rl(d.site_xpos[lay.screw_top_site[k]]),
@@ -164,8 +165,7 @@ def _screws(engine: Engine, hold_map: Holds, touching) -> dict[str, Any]:
                           "lin_vel": _rl(d.qvel[o.dadr:o.dadr + 3]),
                           "held_by": holders(hold_map, o.name),
                           "touching": sorted(touching[o.name]),
-                          "hole": None if st.state == "free" else
-                          {"axis": _rl(driver.seat_axis(k)[0]), "head_top": _rl(driver.seat_axis(k)[1])},
+                          "hole": None if hole is None else {"axis": _rl(hole[0]), "head_top": _rl(hole[1])},
                           "state": st.state, "depth_mm": _r(st.depth * 1000, 4),
                           "to_go_mm": _r(max(0.0, st.max_depth - st.depth) * 1000, 4) if st.state != "free" else None,
                           "top": st.top, "bottom": st.bottom,
