@@ -189,3 +189,12 @@ def grade(state: dict[str, Any] | None, spec: BuildSpec) -> Verdict:
     verdict_ok = all(c.passed for c in checks)
     return Verdict(checks=tuple(checks), score=1.0 if verdict_ok else 0.0, reward=1.0 if verdict_ok else 0.0,
                    diagnostics=diag)
+
+
+def passes(state: dict[str, Any] | None, spec: BuildSpec) -> bool:
+    """grade(state, spec).passed, without grading a state that holds anything: a hold fails the
+    nothing_held check, so such a state never passes (the session asks after every command, and
+    for most of a build a hand holds the drill or a board)."""
+    if state and "boards" in state and state.get("holds"):
+        return False
+    return grade(state, spec).passed

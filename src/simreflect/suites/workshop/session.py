@@ -162,7 +162,7 @@ class Session:
             results = self.engine.execute(act, budget_steps=self.budget_steps, budget_actions=self.spec.budgets.actions)
             self.commands += 1
             obs = self.engine.observe_now()
-            success_now = grader.grade(obs, self.spec).passed
+            success_now = grader.passes(obs, self.spec)
             self.success = success_now
             reward = self.engine.reward_update(lost_before, success_before, success_now)
             self.last_reward = reward
