@@ -349,7 +349,8 @@ class Engine:
         forces). The solver's warm start is put back afterwards, so looking never changes what the
         next step computes. Looking twice at an unchanged world (the session grades every command,
         then the client reads the state) computes it once: the second look is a shallow copy of the
-        first, given that every input of mj_forward and the engine's own trackers are unchanged."""
+        first, given that every input of mj_forward and the engine's own trackers are unchanged
+        (the copy is shallow: what it holds is shared with the cache, for reading)."""
         key = self._observe_inputs()
         if self._observed is not None and self._observed[0] == key:
             return dict(self._observed[1])
