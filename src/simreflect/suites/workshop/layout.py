@@ -132,6 +132,7 @@ class Layout:
                               int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]), idx)
             self.objects.append(info)
             self.object_by_name[n] = info
+        self.code_by_name = {o.name: object_code(i) for i, o in enumerate(self.objects)}
 
     def _owners(self, m: mujoco.MjModel) -> None:
         owner = np.full(m.ngeom, int(Owner.STATIC), dtype=np.int64)
@@ -159,7 +160,7 @@ class Layout:
 
     def code_of(self, name: str) -> int:
         """The owner code of a named object."""
-        return object_code(self.objects.index(self.object_by_name[name]))
+        return self.code_by_name[name]
 
     def object_of(self, code: int) -> ObjectInfo:
         return self.objects[code - FIRST_OBJECT]
