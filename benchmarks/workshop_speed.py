@@ -10,24 +10,38 @@ IK, holds and slip tracking, collision reports). The process is pinned to one co
 engine's simulated seconds per wall second (best of `repeats`), the raw mj_step rate in the same
 state, and, for a 1-step command and for a state read, the round trip over HTTP (uvicorn on
 127.0.0.1, httpx client in the same process) minus the same call in-process, directly and through
-the relay a sandboxed program uses (TCP to the relay, then the service's Unix socket). Timings are
-measurements on this machine (shared cores make them noisy), never asserted in tests.
+the relay a sandboxed program uses (TCP to the relay, then the service's Unix socket).
+
+With --reference BUILD (frame by default; "none" skips it): the whole scripted reference of that build,
+recorded as the suite records it, run once through HTTP (uvicorn on 127.0.0.1, the reference's httpx
+client in the same process, the same core) and once in-process (LocalTransport): simulated seconds
+per wall second over the whole run, commands sent, and whether the recorded final state passes the
+grader. Beside the wall-clock factor it reports simulated seconds per CPU second of the process (all
+its threads): on a shared machine that is the steadier figure; and the CPU time spent inside mj_step
+(the physics alone: what no Python change can cut). --profile FILE writes a cProfile of the in-process run (FILE.http of the HTTP one).
+
+Timings are measurements on this machine (shared cores make them noisy), never asserted in tests.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
+import importlib
 import os
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import mujoco
 import numpy as np
 
 from simreflect.core import relay
+from simreflect.suites.workshop import recording
 from simreflect.suites.workshop.client import LocalTransport, WorkshopClient
+from simreflect.suites.workshop.grader import grade
 from simreflect.suites.workshop.protocol import parse_act
 from simreflect.suites.workshop.reference.common import Workshop
 from simreflect.suites.workshop.service import ServiceThread
@@ -106,15 +120,81 @@ def http_overhead(session: Session, requests: int, relayed: bool = False) -> dic
     return out
 
 
+class _TimedMujoco:
+    """The mujoco module as sim.py sees it, with the CPU time spent inside mj_step added up."""
+
+    def __init__(self) -> None:
+        self.step_cpu = 0.0
+
+    def __getattr__(self, name: str):
+        return getattr(mujoco, name)
+
+    def mj_step(self, *args) -> None:
+        t = time.thread_time()
+        mujoco.mj_step(*args)
+        self.step_cpu += time.thread_time() - t
+
+
+def reference_run(build: str, seed: int, http: bool, profile: str | None = None) -> dict[str, float]:
+    """The build's whole reference run, recorded; its realtime factor (simulated seconds of the
+    session, the finish settle included, per wall second of the run), commands and verdict."""
+    from simreflect.suites.workshop import sim
+
+    module = importlib.import_module(f"simreflect.suites.workshop.reference.{build}")
+    timed = sim.mujoco = _TimedMujoco()
+    with contextlib.ExitStack() as outer:
+        outer.callback(setattr, sim, "mujoco", mujoco)
+        tmp = outer.enter_context(tempfile.TemporaryDirectory())
+        record = Path(tmp) / "record"
+        session = Session.for_build(build, seed, record_dir=record)
+        prof = cProfile.Profile() if profile else None
+        with contextlib.ExitStack() as stack:
+            if http:
+                client = WorkshopClient(stack.enter_context(ServiceThread(session)).url)
+                stack.callback(client.close)
+            else:
+                client = WorkshopClient(LocalTransport(session))
+            t, cpu = time.perf_counter(), time.process_time()
+            if prof is not None:
+                prof.enable()
+            module.run(client)
+            if prof is not None:
+                prof.disable()
+            wall, cpu = time.perf_counter() - t, time.process_time() - cpu
+        if prof is not None:
+            prof.dump_stats(profile)
+        final = recording.load_final(record)
+        passed = grade(final["state"], recording.load_spec(record)).passed
+    return {"sim_s": session.engine.time, "wall_s": wall, "rtf": session.engine.time / wall, "cpu_s": cpu,
+            "rtf_cpu": session.engine.time / cpu, "step_cpu_s": timed.step_cpu,
+            "rtf_step": session.engine.time / timed.step_cpu, "commands": session.commands, "passed": passed}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10.0, help="simulated seconds per repeat")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--reference", default="frame", help="the build whose reference run is timed (none: skip)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", default=None, help="write cProfile stats of the reference runs here")
+    ap.add_argument("--only-reference", action="store_true", help="time the reference runs only")
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         cpu = sorted(os.sched_getaffinity(0))[0]
         os.sched_setaffinity(0, {cpu})
+    if args.reference != "none":
+        for http in (True, False):
+            prof = None if args.profile is None else args.profile + (".http" if http else "")
+            r = reference_run(args.reference, args.seed, http, prof)
+            how = "through HTTP" if http else "in-process  "
+            print(f"{args.reference} reference {how}: {r['rtf']:.1f}x realtime ({r['sim_s']:.1f} s simulated in "
+                  f"{r['wall_s']:.1f} s wall; {r['rtf_cpu']:.1f}x per CPU second of this process, {r['cpu_s']:.1f} s; "
+                  f"{r['commands']} commands, passes: {r['passed']})\n"
+                  f"    mj_step alone {r['step_cpu_s']:.1f} CPU s ({r['rtf_step']:.1f}x): "
+                  f"{100 * r['step_cpu_s'] / r['cpu_s']:.0f}% of the run's CPU time", flush=True)
+    if args.only_reference:
+        return
     t = time.perf_counter()
     session = both_hands_busy()
     print(f"set-up (grasp the drill and a board): {time.perf_counter() - t:.1f} s wall, "

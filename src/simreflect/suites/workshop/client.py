@@ -88,8 +88,12 @@ class WorkshopClient:
     def spec(self) -> dict:
         return self.t.request("GET", "/spec")
 
-    def act(self, segments: list[dict]) -> dict:
-        return self.t.request("POST", "/act", {"segments": segments})
+    def act(self, segments: list[dict], with_state: bool = False) -> dict:
+        """Run the segments; with `with_state` the answer's "state" is the state after them."""
+        payload: dict = {"segments": segments}
+        if with_state:
+            payload["with_state"] = True
+        return self.t.request("POST", "/act", payload)
 
     def step(self, segment: dict) -> dict:
         return self.t.request("POST", "/step", segment)

@@ -8,11 +8,25 @@ from typing import Any, NamedTuple, Optional
 import mujoco
 import numpy as np
 
-from simreflect.suites.workshop.layout import ARMS, HANDS, ROBOT, Layout, Owner, arm_code, hand_code, object_code
+from simreflect.suites.workshop.layout import (
+    ARMS,
+    HANDS,
+    LEFT_ARM,
+    LEFT_HAND,
+    RIGHT_ARM,
+    RIGHT_HAND,
+    ROBOT,
+    Layout,
+    Owner,
+    arm_code,
+    hand_code,
+    object_code,
+)
 from simreflect.suites.workshop.protocol import StopWhen
 from simreflect.suites.workshop.world import SIDES
 
 SCREW_ORDER = ("free", "seated", "driven")
+_FLOOR = int(Owner.FLOOR)  # the lowest owner code: the stop tables' index 0
 
 
 class ContactArrays(NamedTuple):
@@ -91,39 +105,62 @@ def validate_stop(layout: Layout, stop: StopWhen) -> None:
             raise ValueError("stop.a must name an object or a hand, not 'any'")
 
 
-def compile_stops(layout: Layout, stops: list[StopWhen]) -> list[tuple]:
-    """("state", screw index, state) or (owner codes a, owner codes b or None, min force) per stop."""
-    out: list[tuple] = []
+class StateStop(NamedTuple):
+    """A stop when screw `screw` (its index) has reached `state` (free < seated < driven)."""
+
+    screw: int
+    state: str
+
+
+class ContactStop(NamedTuple):
+    """A stop on a contact of owner set a with owner set b (None: anything not in a), at least
+    `min_force` N. The sets are lookup tables over owner codes (index: code - Owner.FLOOR)."""
+
+    a: np.ndarray
+    b: Optional[np.ndarray]
+    min_force: float
+
+
+def _owner_table(layout: Layout, codes: set[int]) -> np.ndarray:
+    table = np.zeros(Owner.FIRST_OBJECT + len(layout.objects) - Owner.FLOOR, bool)
+    table[[c - Owner.FLOOR for c in codes]] = True
+    return table
+
+
+def compile_stops(layout: Layout, stops: list[StopWhen]) -> list[StateStop | ContactStop]:
+    """The stop conditions of a move, compiled once for the checks of every step."""
+    out: list[StateStop | ContactStop] = []
     for s in stops:
         if s.state is not None:
-            out.append(("state", layout.object_by_name[s.a].index, s.state))
+            out.append(StateStop(layout.object_by_name[s.a].index, s.state))
         else:
-            out.append((owner_set(layout, s.a), owner_set(layout, s.b), s.min_force))
+            b = owner_set(layout, s.b)
+            out.append(ContactStop(_owner_table(layout, owner_set(layout, s.a)),
+                                   None if b is None else _owner_table(layout, b), s.min_force))
     return out
 
 
-def stop_met(stops: list[tuple], arrays: Optional[ContactArrays], screw_states: list[str]) -> int:
-    """The index of the first compiled stop condition that holds now, or -1."""
+def stop_met(stops: list[StateStop | ContactStop], arrays: Optional[ContactArrays], screw_states: list[str]) -> int:
+    """The index of the first compiled stop condition that holds now, or -1 (the screw states are
+    looked at first, then the contacts)."""
     for k, st in enumerate(stops):
-        if st[0] == "state":
-            state = screw_states[st[1]]
-            if state in SCREW_ORDER and SCREW_ORDER.index(state) >= SCREW_ORDER.index(st[2]):
+        if isinstance(st, StateStop):
+            state = screw_states[st.screw]
+            if state in SCREW_ORDER and SCREW_ORDER.index(state) >= SCREW_ORDER.index(st.state):
                 return k
     if arrays is None:
         return -1
     _, o1, o2, f = arrays
+    i1, i2 = o1 - _FLOOR, o2 - _FLOOR
     for k, st in enumerate(stops):
-        if st[0] == "state":
+        if isinstance(st, StateStop):
             continue
-        a, b, fmin = st
-        ina1 = np.isin(o1, list(a))
-        ina2 = np.isin(o2, list(a))
-        if b is None:
-            hit = (ina1 & ~ina2) | (ina2 & ~ina1)
+        ina1, ina2 = st.a[i1], st.a[i2]
+        if st.b is None:
+            hit = ina1 != ina2
         else:
-            bl = list(b)
-            hit = (ina1 & np.isin(o2, bl)) | (ina2 & np.isin(o1, bl))
-        if np.any(hit & (f >= fmin)):
+            hit = (ina1 & st.b[i2]) | (ina2 & st.b[i1])
+        if np.any(hit & (f >= st.min_force)):
             return k
     return -1
 
@@ -142,8 +179,8 @@ def collect_collisions(m: mujoco.MjModel, layout: Layout, arrays: Optional[Conta
     if arrays is None:
         return
     geoms, o1, o2, f = arrays
-    arm = ((o1 <= Owner.RIGHT_ARM) & (o1 >= Owner.LEFT_ARM) | (o2 <= Owner.RIGHT_ARM) & (o2 >= Owner.LEFT_ARM)
-           | ((o1 >= Owner.LEFT_HAND) & (o1 <= Owner.RIGHT_HAND) & (o2 >= Owner.LEFT_HAND) & (o2 <= Owner.RIGHT_HAND)))
+    arm = ((o1 <= RIGHT_ARM) & (o1 >= LEFT_ARM) | (o2 <= RIGHT_ARM) & (o2 >= LEFT_ARM)
+           | ((o1 >= LEFT_HAND) & (o1 <= RIGHT_HAND) & (o2 >= LEFT_HAND) & (o2 <= RIGHT_HAND)))
     for i in np.nonzero(arm)[0]:
         a, b = int(o1[i]), int(o2[i])
         for x, y, gx, gy in ((a, b, geoms[i, 0], geoms[i, 1]), (b, a, geoms[i, 1], geoms[i, 0])):

@@ -13,7 +13,8 @@ def _r(x: float, nd: int = 7) -> float:
 
 
 def _rl(v, nd: int = 7) -> list[float]:
-    return [round(float(x), nd) for x in np.ravel(v)]
+    # tolist() gives the same Python floats as float(x) of each element, without a numpy scalar each
+    return [round(x, nd) for x in np.asarray(v, dtype=float).ravel().tolist()]
 
 
 def _rows(r) -> list[list[float]]:
@@ -32,11 +33,13 @@ def mat_to_quat(r) -> np.ndarray:
     return q
 
 
+_SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+
+
 def box_corners(pos, rot, size) -> np.ndarray:
     """The eight corners (8, 3) of a box of full `size` at `pos` with rotation `rot`."""
     half = np.asarray(size, float) / 2
-    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
-    return np.asarray(pos, float) + (signs * half) @ np.asarray(rot, float).T
+    return np.asarray(pos, float) + (_SIGNS * half) @ np.asarray(rot, float).T
 
 
 def yaw_of(rot) -> float:

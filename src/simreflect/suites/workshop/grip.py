@@ -11,7 +11,7 @@ import numpy as np
 
 from simreflect.suites.workshop.contacts import ContactArrays
 from simreflect.suites.workshop.frames import _r
-from simreflect.suites.workshop.layout import Layout, Owner, hand_code, is_object, object_code
+from simreflect.suites.workshop.layout import FIRST_OBJECT, LEFT_ARM, RIGHT_HAND, Layout, hand_code, object_code
 from simreflect.suites.workshop.world import SIDES
 
 HOLD_MIN_FORCE = 0.3  # N per contact of an opposed pair
@@ -55,7 +55,7 @@ def holds(d: mujoco.MjData, layout: Layout, arrays: Optional[ContactArrays]) -> 
     normals = d.contact.frame[: len(f), :3]
     for si, side in enumerate(SIDES):
         hand = hand_code(si)
-        sel = ((o1 == hand) & is_object(o2)) | ((o2 == hand) & is_object(o1))
+        sel = ((o1 == hand) & (o2 >= FIRST_OBJECT)) | ((o2 == hand) & (o1 >= FIRST_OBJECT))
         if not np.any(sel):
             continue
         by_obj: dict[int, list[tuple[np.ndarray, float, int]]] = {}
@@ -109,7 +109,7 @@ class Grip:
                 _, o1, o2, _ = arrays
                 mine = (o1 == code) | (o2 == code)
                 other = np.where(o1 == code, o2, o1)[mine]
-                robot_only = other.size > 0 and bool(np.all((other >= Owner.LEFT_ARM) & (other <= Owner.RIGHT_HAND)))
+                robot_only = other.size > 0 and bool(np.all((other >= LEFT_ARM) & (other <= RIGHT_HAND)))
             held = any(v["held"] for (h, n), v in hold_map.items() if n == o.name)
             if robot_only and held:
                 tr.airborne_s += dt

@@ -30,22 +30,25 @@ class Owner(IntEnum):
 ARMS = (Owner.LEFT_ARM, Owner.RIGHT_ARM)
 HANDS = (Owner.LEFT_HAND, Owner.RIGHT_HAND)
 ROBOT = ARMS + HANDS
+# the codes as plain ints, for the checks that run every few steps (an IntEnum member lookup is slow)
+LEFT_ARM, RIGHT_ARM, LEFT_HAND, RIGHT_HAND = (int(c) for c in ROBOT)
+FIRST_OBJECT = int(Owner.FIRST_OBJECT)
 
 
 def arm_code(side_index: int) -> int:
-    return Owner.LEFT_ARM + side_index
+    return LEFT_ARM + side_index
 
 
 def hand_code(side_index: int) -> int:
-    return Owner.LEFT_HAND + side_index
+    return LEFT_HAND + side_index
 
 
 def object_code(index: int) -> int:
-    return Owner.FIRST_OBJECT + index
+    return FIRST_OBJECT + index
 
 
 def is_object(code: int) -> bool:
-    return code >= Owner.FIRST_OBJECT
+    return code >= FIRST_OBJECT
 
 
 def side_of(code: int) -> str:
@@ -129,6 +132,7 @@ class Layout:
                               int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]), idx)
             self.objects.append(info)
             self.object_by_name[n] = info
+        self.code_by_name = {o.name: object_code(i) for i, o in enumerate(self.objects)}
 
     def _owners(self, m: mujoco.MjModel) -> None:
         owner = np.full(m.ngeom, int(Owner.STATIC), dtype=np.int64)
@@ -156,10 +160,10 @@ class Layout:
 
     def code_of(self, name: str) -> int:
         """The owner code of a named object."""
-        return object_code(self.objects.index(self.object_by_name[name]))
+        return self.code_by_name[name]
 
     def object_of(self, code: int) -> ObjectInfo:
-        return self.objects[code - Owner.FIRST_OBJECT]
+        return self.objects[code - FIRST_OBJECT]
 
     def owner_name(self, m: mujoco.MjModel, code: int, geom: int) -> str:
         """What a contact touched, as the observation and move results name it."""

@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 
 from simreflect.suites.workshop import world
-from simreflect.suites.workshop.contacts import collect_collisions, compile_stops, stop_met
+from simreflect.suites.workshop.contacts import ContactStop, StateStop, collect_collisions, compile_stops, stop_met
 from simreflect.suites.workshop.frames import _r
 from simreflect.suites.workshop.layout import Layout
 from simreflect.suites.workshop.protocol import Move
@@ -24,6 +24,14 @@ IK_EVERY = 4  # steps between end-effector IK solutions (45 Hz); the joint veloc
 IK_DAMPING = 2.5e-3  # lambda^2 of the damped least-squares IK
 LIMIT_MARGIN = 0.005  # rad (m): a joint this close to its range's end is at its limit
 BLOCKED_LAG = 0.9  # a joint whose target leads it by this share of its lag limit is blocked
+_IK_DAMPING_EYE = IK_DAMPING * np.eye(6)
+
+
+class _ServoBuffers:
+    """Scratch arrays of Servos.command, allocated once."""
+
+    def __init__(self, nu: int):
+        self.q, self.lo, self.hi, self.ff = (np.empty(nu) for _ in range(4))
 
 
 class Servos:
@@ -32,6 +40,8 @@ class Servos:
     def __init__(self, m: mujoco.MjModel, d: mujoco.MjData, layout: Layout):
         self.model, self.data, self.layout = m, d, layout
         self.target = np.zeros(m.nu)
+        self._buf = _ServoBuffers(m.nu)
+        self._ik_cache: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
         self._jacp = np.zeros((3, m.nv))
         self._jacr = np.zeros((3, m.nv))
 
@@ -47,14 +57,18 @@ class Servos:
 
     def command(self, qdot: np.ndarray) -> None:
         """Move the targets by one step of `qdot`, within the lag and range limits, and set the controls."""
-        lay, d = self.layout, self.data
-        q = d.qpos[lay.act_qadr]
-        target = self.target + qdot * DT
-        np.clip(target, q - lay.act_lag, q + lay.act_lag, out=target)
-        np.clip(target, lay.act_lo, lay.act_hi, out=target)
+        lay, d, buf = self.layout, self.data, self._buf
+        # np.clip(x, lo, hi) is minimum(maximum(x, lo), hi): the same two ufuncs, into buffers allocated once
+        np.take(d.qpos, lay.act_qadr, out=buf.q)
+        target = np.multiply(qdot, DT)
+        np.add(self.target, target, out=target)
+        np.maximum(target, np.subtract(buf.q, lay.act_lag, out=buf.lo), out=target)
+        np.minimum(target, np.add(buf.q, lay.act_lag, out=buf.hi), out=target)
+        np.maximum(target, lay.act_lo, out=target)
+        np.minimum(target, lay.act_hi, out=target)
         self.target = target
         # velocity feed-forward: kp (target + kv/kp v - q) - kv qdot = kp (target - q) + kv (v - qdot)
-        d.ctrl[:] = target + lay.act_ff * qdot
+        np.add(target, np.multiply(lay.act_ff, qdot, out=buf.ff), out=d.ctrl)
 
     def ee_velocities(self, side: str, ee, point_local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(actuators, joint velocities): arm joints, then base x, y if used, for an end-effector twist."""
@@ -62,17 +76,25 @@ class Servos:
         hb = lay.hand_body[side]
         p = d.xpos[hb] + d.xmat[hb].reshape(3, 3) @ point_local
         mujoco.mj_jac(m, d, self._jacp, self._jacr, p, hb)
-        acts = lay.arm_act[side]
-        if ee.use_base:
-            acts = np.concatenate([acts, lay.base_act[side]])
-        dofs = lay.act_dadr[acts]
+        acts, dofs = self._ik_joints(side, ee.use_base)
         J = np.vstack([self._jacp[:, dofs], self._jacr[:, dofs]])
         twist = np.concatenate([ee.linear, ee.angular])
-        qd = J.T @ np.linalg.solve(J @ J.T + IK_DAMPING * np.eye(6), twist)
+        qd = J.T @ np.linalg.solve(J @ J.T + _IK_DAMPING_EYE, twist)
         ratio = np.max(np.abs(qd) / lay.act_vmax[acts])
         if ratio > 1.0:
             qd /= ratio
         return acts, qd
+
+    def _ik_joints(self, side: str, use_base: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(actuators, their dofs) the IK of a side moves: arm joints, then base x, y if used (cached)."""
+        key = (side, use_base)
+        if key not in self._ik_cache:
+            lay = self.layout
+            acts = lay.arm_act[side]
+            if use_base:
+                acts = np.concatenate([acts, lay.base_act[side]])
+            self._ik_cache[key] = (acts, lay.act_dadr[acts])
+        return self._ik_cache[key]
 
     def at_limit(self, q: np.ndarray) -> np.ndarray:
         lay = self.layout
@@ -112,6 +134,8 @@ def run_move(engine: Engine, seg, budget_steps: Optional[int]) -> dict[str, Any]
         stops = compile_stops(engine.layout, seg.stop)
     else:
         qdot_fixed, ee_cmds, stops = np.zeros(nu), [], []
+    contact_stops = any(isinstance(s, ContactStop) for s in stops)
+    state_stops = any(isinstance(s, StateStop) for s in stops)
     servos, lay = engine.servos, engine.layout
     commanded = qdot_fixed != 0
     stopped = "duration"
@@ -135,16 +159,15 @@ def run_move(engine: Engine, seg, budget_steps: Optional[int]) -> dict[str, Any]
             q = engine.data.qpos[lay.act_qadr]
             blocked_any |= commanded & servos.lagging(q)
             limit_any |= commanded & servos.at_limit(q)
-        if n % TRACK_EVERY == 0 or stops:
-            arrays = engine.contact_arrays()
-            if n % TRACK_EVERY == 0:
-                collect_collisions(engine.model, lay, arrays, collisions)
-            if stops:
-                k = stop_met(stops, arrays, [s.state for s in engine.screws])
-                if k >= 0:
-                    s = seg.stop[k]
-                    stopped = f"stop[{k}]: {s.a} " + (f"is {s.state}" if s.state else f"touched {s.b}")
-                    break
+        if n % TRACK_EVERY == 0:
+            collect_collisions(engine.model, lay, engine.contact_arrays(), collisions)
+        if stops:
+            arrays = engine.contact_arrays() if contact_stops else None
+            k = stop_met(stops, arrays, [s.state for s in engine.screws] if state_stops else [])
+            if k >= 0:
+                s = seg.stop[k]
+                stopped = f"stop[{k}]: {s.a} " + (f"is {s.state}" if s.state else f"touched {s.b}")
+                break
     if engine.step_count - start_step < seg.steps and stopped == "duration":
         stopped = "simulated-time budget spent"
     return {

@@ -33,7 +33,8 @@ Your program finds the service URL in the environment variable {URL_ENV} (also i
   joints (screws, spread, rigid); holds; budgets; reward; done. Resting objects sleep: their contacts are
   not listed until something awake touches them. GET /state?fields=boards,screws returns only the top-level
   fields named (the whole state is tens of kB).
-- POST /act {{"segments": [...]}} (at most 50) runs in order; each segment costs one action:
+- POST /act {{"segments": [...]}} (at most 50) runs in order; each segment costs one action. With
+  "with_state": true the answer's "state" is the state after them, as GET /state would give it.
   {{"type": "move", "duration": s, "left": ARM, "right": ARM, "stop": [STOP, ...]}}
     ARM = {{"joints": {{name: velocity}}, "ee": {{"linear": [vx, vy, vz], "angular": [wx, wy, wz],
             "point": [x, y, z], "use_base": false}}}}

@@ -26,7 +26,10 @@ def _both_ways(c: dict[str, Any]):
 def _point_velocity(engine: Engine, body: int, p: np.ndarray) -> np.ndarray:
     res = np.zeros(6)
     mujoco.mj_objectVelocity(engine.model, engine.data, mujoco.mjtObj.mjOBJ_BODY, body, res, 0)
-    return res[3:] + np.cross(res[:3], p - engine.data.xpos[body])
+    w0, w1, w2 = res[:3].tolist()
+    r0, r1, r2 = (p - engine.data.xpos[body]).tolist()
+    # w x r, the products and differences np.cross forms, without its per-call overhead
+    return res[3:] + np.array([w1 * r2 - w2 * r1, w2 * r0 - w0 * r2, w0 * r1 - w1 * r0])
 
 
 def _hand_contact(engine: Engine, c: dict[str, Any], other: int, geom: int, other_geom: int, sign: float) -> dict:
@@ -62,15 +65,18 @@ def _touches(engine: Engine, con: list[dict]) -> tuple[dict[str, set[str]], dict
 
 
 def _joints(engine: Engine, side: str) -> dict[str, Any]:
-    lay, d, target = engine.layout, engine.data, engine.servos.target
+    lay, d = engine.layout, engine.data
+    # Python floats of every actuator at once (tolist: the same values as float() of each element)
+    qs, vs = d.qpos[lay.act_qadr].tolist(), d.qvel[lay.act_dadr].tolist()
+    targets, lo, hi, lag = engine.servos.target.tolist(), lay.act_lo.tolist(), lay.act_hi.tolist(), lay.act_lag.tolist()
     joints = {}
     for short in SIDE_JOINTS:
         i = lay.act_index[f"{side}/{short}"]
-        q = float(d.qpos[lay.act_qadr[i]])
-        joints[short] = {"q": _r(q), "target": _r(target[i]), "velocity": _r(d.qvel[lay.act_dadr[i]]),
-                         "range": [lay.act_lo[i], lay.act_hi[i]],
-                         "at_limit": bool(q <= lay.act_lo[i] + LIMIT_MARGIN or q >= lay.act_hi[i] - LIMIT_MARGIN),
-                         "lagging": bool(abs(target[i] - q) >= BLOCKED_LAG * lay.act_lag[i])}
+        q, target = qs[i], targets[i]
+        joints[short] = {"q": round(q, 7), "target": round(target, 7), "velocity": round(vs[i], 7),
+                         "range": [lo[i], hi[i]],
+                         "at_limit": q <= lo[i] + LIMIT_MARGIN or q >= hi[i] - LIMIT_MARGIN,
+                         "lagging": abs(target - q) >= BLOCKED_LAG * lag[i]}
     return joints
 
 
@@ -151,6 +157,7 @@ def _screws(engine: Engine, hold_map: Holds, touching) -> dict[str, Any]:
     for k in range(engine.spec.screws):
         o = lay.object_by_name[f"screw{k}"]
         st = driver.screws[k]
+        hole = None if st.state == "free" else driver.seat_axis(k)
         rot = d.xmat[o.body].reshape(3, 3)
         screws[o.name] = {"pos": _rl(d.xpos[o.body]), "quat": _rl(d.xquat[o.body]), "rot": _rows(rot),
                           "head_top": _rl(d.site_xpos[lay.screw_top_site[k]]),
@@ -158,8 +165,7 @@ def _screws(engine: Engine, hold_map: Holds, touching) -> dict[str, Any]:
                           "lin_vel": _rl(d.qvel[o.dadr:o.dadr + 3]),
                           "held_by": holders(hold_map, o.name),
                           "touching": sorted(touching[o.name]),
-                          "hole": None if st.state == "free" else
-                          {"axis": _rl(driver.seat_axis(k)[0]), "head_top": _rl(driver.seat_axis(k)[1])},
+                          "hole": None if hole is None else {"axis": _rl(hole[0]), "head_top": _rl(hole[1])},
                           "state": st.state, "depth_mm": _r(st.depth * 1000, 4),
                           "to_go_mm": _r(max(0.0, st.max_depth - st.depth) * 1000, 4) if st.state != "free" else None,
                           "top": st.top, "bottom": st.bottom,

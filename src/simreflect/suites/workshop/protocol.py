@@ -144,6 +144,8 @@ Segment = Annotated[Union[Move, Wait, DrillAction], Field(discriminator="type")]
 
 class Act(Strict):
     segments: list[Segment] = Field(..., min_length=1, max_length=MAX_SEGMENTS)
+    #: the response carries the state after the command (as GET /state gives it): one round trip less
+    with_state: bool = False
 
 
 class Note(Strict):

@@ -162,7 +162,7 @@ class Session:
             results = self.engine.execute(act, budget_steps=self.budget_steps, budget_actions=self.spec.budgets.actions)
             self.commands += 1
             obs = self.engine.observe_now()
-            success_now = grader.grade(obs, self.spec).passed
+            success_now = grader.passes(obs, self.spec)
             self.success = success_now
             reward = self.engine.reward_update(lost_before, success_before, success_now)
             self.last_reward = reward
@@ -174,12 +174,16 @@ class Session:
                 out["done"] = True
                 out["finish_reason"] = why
             if self.recorder is not None:
-                self.recorder.command("act", act.model_dump(mode="json"), out, wall_s=self.clock() - t0)
+                # with_state only asks to look: the world never depends on it, so the record leaves it out
+                self.recorder.command("act", act.model_dump(mode="json", exclude={"with_state"}), out,
+                                      wall_s=self.clock() - t0)
                 if not why and self.recorder.full:  # this command's own line filled the record
                     why = "record size limit reached"
                     out = {**out, "done": True, "finish_reason": why}
             if why:
                 self._finish(why)
+            if act.with_state:
+                out = {**out, "state": self._state()}
             return out
 
     def note(self, payload: dict[str, Any]) -> dict[str, Any]:

@@ -89,9 +89,11 @@ class Robot:
         return self.s
 
     def act(self, segments: list[dict]) -> dict:
-        self.s = None
+        """Send the segments; the answer brings the state after them (no second request to read it)."""
         self.actions += len(segments)
-        return self.c.act(segments)
+        res = self.c.act(segments, with_state=True)
+        self.s = res.pop("state")
+        return res
 
     def palm(self, side: str) -> tuple[np.ndarray, np.ndarray]:
         p = self.state()["arms"][side]["palm"]
