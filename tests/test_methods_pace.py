@@ -4,10 +4,10 @@ the same answers as an uninterrupted one).
 
 The script: generation answers are variants of the task's source design (one numeric literal
 rescaled; none solves its target), except round 2 of the bridge task, which answers without a
-program. Auxiliary answers carry markers (REVIEW-, REFLECTION-, CRITIQUE-, LESSON-, INSIGHT-) that
-the tests look for in the requests the model received; some are malformed on purpose (an empty
+program. Auxiliary answers carry markers (REVIEW-, REFLECTION-, CRITIQUE-, LESSON-, INSIGHT-, MEMORY-)
+that the tests look for in the requests the model received; some are malformed on purpose (an empty
 reflection, a refine answer without a program, curator output that is not JSON, insight lines that
-are not operations)."""
+are not operations, a memory block without a description and a memory answer with no block)."""
 
 from __future__ import annotations
 
