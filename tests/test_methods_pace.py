@@ -4,10 +4,10 @@ the same answers as an uninterrupted one).
 
 The script: generation answers are variants of the task's source design (one numeric literal
 rescaled; none solves its target), except round 2 of the bridge task, which answers without a
-program. Auxiliary answers carry markers (REVIEW-, REFLECTION-, CRITIQUE-, LESSON-, INSIGHT-) that
-the tests look for in the requests the model received; some are malformed on purpose (an empty
+program. Auxiliary answers carry markers (REVIEW-, REFLECTION-, CRITIQUE-, LESSON-, INSIGHT-, MEMORY-)
+that the tests look for in the requests the model received; some are malformed on purpose (an empty
 reflection, a refine answer without a program, curator output that is not JSON, insight lines that
-are not operations)."""
+are not operations, a memory block without a description and a memory answer with no block)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from simreflect.agents.methods import ace, expel, reflexion, review, self_refine
+from simreflect.agents.methods import ace, expel, reasoningbank, reflexion, review, self_refine
 from simreflect.agents.param_search import find_literals, rewrite
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.registry import get_suite
@@ -71,6 +71,8 @@ def kind_of(body) -> str:
                          ("curator", ace.CURATOR_SYSTEM), ("insights", expel.INSIGHT_SYSTEM)):
         if system == prompt:
             return kind
+    if system in (reasoningbank.WORKED_SYSTEM, reasoningbank.FAILED_SYSTEM):
+        return "memory"
     if body["messages"][-1]["content"].startswith("A critic reviewed your answer"):
         return "refine"
     return "generate"
@@ -82,10 +84,10 @@ def task_of(body) -> str:
 
 
 def round_of(body) -> int:
-    """The round a request was made in: the latest "Round r of N." it carries, or (curator and insight
-    requests, which quote attempts rather than reports) one more than the latest attempt they name."""
+    """The round a request was made in: the latest "Round r of N." it carries, or (curator, insight and
+    memory requests, which quote attempts rather than reports) one more than the latest attempt they name."""
     text = _text(body)
-    if kind_of(body) in ("curator", "insights"):
+    if kind_of(body) in ("curator", "insights", "memory"):
         return 1 + max(int(x) for x in re.findall(r"attempt (\d+)", body["messages"][-1]["content"]))
     rounds = [int(x) for x in re.findall(r"^Round (\d+) of \d+\.", text, re.M)]
     return max(rounds) if rounds else 0
@@ -132,6 +134,14 @@ def _respond(body, solve_later_stages: bool) -> dict:
             return {"content": "I think the bridge is weak."}  # no operation
         lines = [f"ADD: INSIGHT-{task}-r{r}"] + (["UPVOTE I1"] if r >= 3 else []) + ["EDIT I42: no such insight"]
         return {"content": "\n".join(lines)}
+    if kind == "memory":
+        if task == BRIDGE and r == 4:
+            return {"content": "The bridge is weak, I think."}  # no item at all
+        return {"content": f"Here are my items.\n\nTITLE: MEMORY-{task}-r{r}-a\nDESCRIPTION: when the deck sags.\n"
+                           f"CONTENT: keep the members short.\n\nTITLE: BROKEN-{task}-r{r}\nCONTENT: no description\n\n"
+                           f"## Title\nMEMORY-{task}-r{r}-b\n## Description\nwhen the score is below the target.\n"
+                           f"## Content\nchange one parameter at a time\nand read the score.\n\n"
+                           f"TITLE: MEMORY-{task}-r{r}-c\nDESCRIPTION: one too many.\nCONTENT: beyond the limit."}
     cycle = 0
     if kind == "refine":
         cycle = int(re.search(r"refinement (\d+) of", body["messages"][-1]["content"]).group(1))
@@ -161,9 +171,12 @@ def requests_of(requests, kind, task=None, round_no=None):
 def expected_aux(method: str, task: str) -> list[int]:
     per_round = {"vanilla": [0, 0, 0, 0], "tot": [0, 0, 0, 0], "beam": [0, 0, 0, 0], "evolve": [0, 0, 0, 0],
                  "review": [0, 1, 1, 1], "reflexion": [0, 1, 1, 1], "expel": [0, 1, 1, 1], "ace": [0, 2, 2, 2],
+                 "reasoningbank": [0, 1, 1, 1],
                  "self-refine": [4, 4, 4, 4]}[method]
     if method == "self-refine" and task == BRIDGE:
         per_round = [4, 0, 4, 4]  # round 2's draft has no program: nothing to critique
+    if method == "reasoningbank" and task == BRIDGE:
+        per_round = [0, 1, 0, 1]  # attempt 2 has no program: nothing to distil in round 3
     return per_round
 
 
@@ -360,6 +373,47 @@ def test_expel_insights_reach_the_generator(e2e):
             assert rounds[LANDER][k - 1]["script"].strip() in ask
     bridge = [r["method_notes"] for r in rounds[BRIDGE]]
     assert bridge[2]["learned"]["operations"] == [] and bridge[2]["aux"][0]["error"]
+
+
+def test_reasoningbank_memory_is_labelled_by_the_simulator_and_retrieved(e2e):
+    rounds, requests = e2e["reasoningbank"]
+    for tid in (BRIDGE, LANDER):
+        recs = rounds[tid]
+        bank: list[dict] = []
+        scores = [(recs[0]["score_before"], 0)]
+        for k, rec in enumerate(recs, start=1):
+            notes = rec["method_notes"]
+            if k >= 2:
+                learned, latest = notes["learned"], recs[k - 2]
+                best_value, best = max(scores, key=lambda x: (float("-inf") if x[0] is None else x[0], -x[1]))
+                if latest["script"] is None:
+                    assert learned["skipped"] and "aux" not in notes
+                else:  # the label is the simulator's: better than every design before it
+                    improved = latest["score"] is not None and (best_value is None or latest["score"] > best_value)
+                    assert learned["label"] == ("worked" if improved else "failed") and learned["best_before"] == best
+                    ask = requests_of(requests, "memory", tid, k)[0]
+                    assert ask["messages"][0]["content"] == (reasoningbank.WORKED_SYSTEM if improved
+                                                             else reasoningbank.FAILED_SYSTEM)
+                    assert latest["script"].strip() in ask["messages"][-1]["content"]
+                bank += learned["items"]
+                scores.append((latest["score"], k - 1))
+            gen = requests_of(requests, "generate", tid, k)[0]["messages"][-1]["content"]
+            if not bank:
+                assert notes["retrieved"] == [] and reasoningbank.SECTION not in gen
+                continue
+            want = reasoningbank.retrieve(bank, rec["report"], 1)
+            assert [r["id"] for r in notes["retrieved"]] == [i["id"] for i, _ in want]
+            assert reasoningbank.SECTION in gen and want[0][0]["content"] in gen
+    lander = [r["method_notes"] for r in rounds[LANDER]]
+    for k in (2, 3, 4):  # two items kept, the broken block and the third item rejected and recorded
+        learned = lander[k - 1]["learned"]
+        assert [i["title"] for i in learned["items"]] == [f"MEMORY-{LANDER}-r{k}-a", f"MEMORY-{LANDER}-r{k}-b"]
+        assert learned["items"][1]["content"] == "change one parameter at a time and read the score."
+        assert [r["reason"] for r in learned["rejected"]] == ["no DESCRIPTION", "more than 2 items"]
+    assert [i["id"] for i in lander[3]["learned"]["items"]] == ["M5", "M6"]
+    bridge = [r["method_notes"] for r in rounds[BRIDGE]]
+    assert bridge[3]["learned"]["items"] == [] and bridge[3]["aux"] == [
+        {"kind": "memory", "error": "no usable memory item in the answer"}]
 
 
 # ----- every method resumes after SIGKILL --------------------------------------------------------------

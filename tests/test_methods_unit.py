@@ -11,13 +11,14 @@ import pytest
 
 from simreflect.agents.base import Action, InfrastructureError, Observation, Usage
 from simreflect.agents.baselines import NoopAgent
-from simreflect.agents.methods import ace, expel, reflexion, review, self_refine
+from simreflect.agents.methods import ace, expel, reasoningbank, reflexion, review, self_refine
 from simreflect.agents.methods.ace import PlaybookMethod
-from simreflect.agents.methods.base import Method, attempts_of, aux_text, json_payload, report_of
+from simreflect.agents.methods.base import Method, attempts_of, aux_text, describe_attempt, json_payload, report_of
 from simreflect.core.records import Attempt, RoundRecord, split_feedback
 from simreflect.agents.methods.beam import BeamSearchMethod
 from simreflect.agents.methods.evolve import EvolutionMethod
 from simreflect.agents.methods.expel import InsightMethod, parse_operations
+from simreflect.agents.methods.reasoningbank import ReasoningBankMethod, lexical_similarity, parse_items, retrieve
 from simreflect.agents.methods.reflexion import ReflexionMethod
 from simreflect.agents.methods.tot import TreeOfThoughtsMethod
 from simreflect.agents.methods.vanilla import VanillaMethod
@@ -64,6 +65,10 @@ def toy_answer(messages) -> str:
         return json.dumps({"operations": ops})
     if system == expel.INSIGHT_SYSTEM:
         return f"ADD: insight {h % 97}\nUPVOTE I1\n" + ("DOWNVOTE I2\n" if h % 2 else "")
+    if system in (reasoningbank.WORKED_SYSTEM, reasoningbank.FAILED_SYSTEM):
+        kind = "strategy" if system == reasoningbank.WORKED_SYSTEM else "lesson"
+        return (f"TITLE: {kind} {h % 97}\nDESCRIPTION: when x is small\nCONTENT: make x {h % 5} larger\n\n"
+                + ("TITLE: broken\n" if h % 2 else f"TITLE: {kind} {h % 89}\nDESCRIPTION: d\nCONTENT: c {h % 3}\n"))
     if h % 11 == 0:
         return "no program today"
     return json.dumps({"diagnosis": f"idea {h % 89}", "script": f"x = {'fail' if h % 13 == 0 else h % 1000}\n"})
@@ -280,6 +285,89 @@ def test_expel_compares_the_best_with_the_latest():
     assert expel.SECTION in shown and "importance" in shown
 
 
+def test_reasoningbank_parses_strict_blocks_and_rejects_the_rest():
+    items, rejected = parse_items("Sure.\n# Memory Item 1\n## Title\nShort members\n\n## Description\nWhen the deck "
+                                  "sags.\n## Content\nKeep members short.\nIt helps.\n\n**TITLE:** Second\n"
+                                  "**Description:** d\n- CONTENT: c1\ncontinued\nTITLE: no description\nCONTENT: x\n"
+                                  "TITLE: twice\nDESCRIPTION: a\nDESCRIPTION: b\nCONTENT: c\n")
+    assert [(i.title, i.description, i.content) for i in items] == [
+        ("Short members", "When the deck sags.", "Keep members short. It helps."), ("Second", "d", "c1 continued")]
+    assert rejected == [{"title": "no description", "reason": "no DESCRIPTION"},
+                        {"title": "twice", "reason": "DESCRIPTION given twice"}]
+
+
+@pytest.mark.parametrize("bad", [
+    "", "I think the bridge is weak.", '{"items": [{"title": "t", "description": "d", "content": "c"}]}',
+    None, 42, ["TITLE: t"], "TITLE: \nDESCRIPTION: d\nCONTENT: c",
+    "TITLE: t\ud800\nDESCRIPTION: d\nCONTENT: c",  # a lone surrogate: not text
+    "TITLE: t\x00\x01\nDESCRIPTION: d\nCONTENT: c", "TITLE: t\nDESCRIPTION: d\nCONTENT: \ufffd\ufffd",
+    "TITLE: " + "t" * 5000 + "\nDESCRIPTION: d\nCONTENT: c",
+    "TITLE: t\nDESCRIPTION: d\nCONTENT: c\n" + "more content " * 200,  # grows past the limit
+    "[" * 100_000 + "TITLE: t", "TITLE: t\nDESCRIPTION: d\n" + "CONTENT: c\n" * 50,
+])
+def test_reasoningbank_hostile_answers_give_no_item_and_never_raise(bad):
+    items, rejected = parse_items(bad)
+    assert items == [] and all(isinstance(r["reason"], str) and len(r["title"]) <= 80 for r in rejected)
+
+
+def test_reasoningbank_parsing_is_bounded():
+    block = "TITLE: t{n}\nDESCRIPTION: d\nCONTENT: c\n"
+    items, rejected = parse_items("".join(block.format(n=n) for n in range(1000)))
+    assert len(items) == reasoningbank.MAX_BLOCKS and any("not read" in r["reason"] for r in rejected)
+    huge = "TITLE: t\nDESCRIPTION: d\nCONTENT: c\n\n" + "x" * 10_000_000
+    items, rejected = parse_items(huge)
+    assert [i.title for i in items] == ["t"] and rejected[0]["reason"].startswith("the answer was cut")
+    nested = "TITLE: a\nDESCRIPTION: TITLE: b\nCONTENT: DESCRIPTION: c\n"  # a field name inside a value is its text
+    items, rejected = parse_items(nested)
+    assert [(i.title, i.description, i.content) for i in items] == [("a", "TITLE: b", "DESCRIPTION: c")]
+
+
+def test_reasoningbank_retrieval_order():
+    bank = [{"id": "M1", "title": "deck stiffness", "description": "when the deck sags", "content": "add depth"},
+            {"id": "M2", "title": "joint load", "description": "when joints fail", "content": "shorten the members"},
+            {"id": "M3", "title": "joint load again", "description": "when joints fail", "content": "shorten the members"}]
+    report = "check joint_load: the joints fail under load; the deck is fine"
+    assert lexical_similarity("the joints fail", "joints FAIL, the") == 1.0 and lexical_similarity("", "x y") == 0.0
+    ranked = retrieve(bank, report, 3)
+    assert [i["id"] for i, _ in ranked] == ["M2", "M3", "M1"]  # M3's extra word "again" is not in the report
+    assert [round(s, 4) for _, s in ranked] == [0.25, 0.2308, 0.0769]
+    assert [i["id"] for i, _ in retrieve(bank, report, 1)] == ["M2"]  # the default: top-1
+    tie = [dict(bank[1], id="M7"), dict(bank[1], id="M8")]
+    assert [i["id"] for i, _ in retrieve(tie, report, 2)] == ["M8", "M7"]  # equal: the newer first
+    assert [i["id"] for i, _ in retrieve(bank, "", 1)] == ["M3"]  # nothing in common: the newest
+
+
+def test_reasoningbank_replay_rebuilds_the_bank_and_keeps_the_newest():
+    actions, history, model = play(lambda m: ReasoningBankMethod(m, max_items=3, retrieve=2), 8, check_fresh=False)
+    learned = [a.notes["learned"] for a in actions[1:]]
+    kept = [i for rec in learned for i in rec["items"]]
+    assert all(rec["label"] in ("worked", "failed") for rec in learned if "label" in rec)
+    assert all(len(rec["items"]) <= 2 for rec in learned) and any(rec["rejected"] for rec in learned)
+    ids = [int(i["id"][1:]) for i in kept]
+    assert ids == list(range(1, len(ids) + 1))  # ids never reused
+    # a fresh instance rebuilt from the records holds the newest max_items items, as the live one did
+    fresh = ReasoningBankMethod(ToyLLM(), max_items=3, retrieve=2)
+    obs = obs_for(9, 9, history, history[-1])
+    ninth = fresh.act(obs).notes["learned"]["items"]
+    assert fresh.items == (kept + ninth)[-3:]
+    shown = actions[-1].notes["retrieved"]
+    assert len(shown) == 2 and all(r["id"] in {i["id"] for i in kept} for r in shown)
+    assert reasoningbank.SECTION in actions[-1].messages[-1]["content"]
+    # the label is the verifier's: worked exactly when the attempt beat every score before it
+    best = START
+    for k, rec in enumerate(learned, start=1):
+        score = history[k - 1].score
+        if history[k - 1].script is None:
+            continue
+        assert rec["label"] == ("worked" if score is not None and score > best else "failed")
+        if score is not None:
+            best = max(best, score)
+    with pytest.raises(ValueError, match="retrieve"):
+        ReasoningBankMethod(ToyLLM(), retrieve=0)
+    with pytest.raises(ValueError, match="max_items_per_attempt"):
+        ReasoningBankMethod(ToyLLM(), max_items_per_attempt="two")
+
+
 def test_a_program_printing_a_round_line_cannot_rewrite_what_a_method_reads_of_it():
     """A failed program whose output forges the loop's "Round N of M." line and a report: the
     attempt a method replays says what became of it from its record, whole (splitting the loop's
@@ -299,7 +387,7 @@ def test_a_program_printing_a_round_line_cannot_rewrite_what_a_method_reads_of_i
     assert (first.score, first.passed, first.value, report_of(first)) == (None, False, float("-inf"), "")
     assert first.invalid_reason == "error: exit 1" and first.errors == ("x_small",)
     assert (second.score, report_of(second)) == (-20.0, "REPORT score -20")  # the report shown after it
-    assert "1e9" not in InsightMethod(ToyLLM())._describe(first, "The attempt").split("What the simulator reported")[0]
+    assert "1e9" not in describe_attempt(first, "The attempt").split("What the simulator reported")[0]
     assert [a.index for a in replay.attempts] == [1, 2] and replay.root == Attempt.start(START)
 
 
@@ -376,7 +464,7 @@ def test_evolve_over_a_trajectory():
 
 def test_registration_and_options():
     assert set(METHOD_NAMES) == {"vanilla", "review", "reflexion", "self-refine", "tot", "beam", "ace", "expel",
-                                 "evolve"}
+                                 "reasoningbank", "evolve"}
     assert parse_method("beam:width=4, children=1") == ("beam", {"width": "4", "children": "1"})
     with pytest.raises(ValueError, match="unknown method"):
         parse_method("telepathy")

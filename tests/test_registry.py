@@ -119,7 +119,7 @@ def test_every_entry_of_this_package_has_help():
     for kind, expected in (("suite", {"gait", "audit", "pace", "workshop"}),
                            ("agent", {"oracle", "reference", "noop", "baseline", "param-search", "llm"}),
                            ("method", {"vanilla", "review", "reflexion", "self-refine", "tot", "beam", "ace",
-                                       "expel", "evolve"}),
+                                       "expel", "reasoningbank", "evolve"}),
                            ("build", {"place", "lap", "frame"}),
                            ("commands", {"gait", "audit", "pace", "workshop"})):
         found = {e.name: e for e in registry.entries(kind)}
@@ -181,7 +181,7 @@ def test_the_builtin_agents_and_methods_are_this_distributions_entry_points():
         assert all(found[n].target == declared[n] for n in declared), kind  # no code registration beside them
     assert set(run_agents.AGENT_NAMES) == {"oracle", "reference", "noop", "baseline", "param-search", "llm"}
     assert set(run_agents.METHOD_NAMES) == {"vanilla", "review", "reflexion", "self-refine", "tot", "beam", "ace",
-                                            "expel", "evolve"}
+                                            "expel", "reasoningbank", "evolve"}
     assert not hasattr(run_agents, "AGENTS") and not hasattr(run_agents, "METHODS")
 
 
@@ -206,7 +206,8 @@ def test_simreflect_agents_lists_the_same_names_and_help_as_before():
         assert line in text, line
     names = [ln.split(":")[0].strip() for ln in listed.stdout.splitlines() if ln.startswith("  ")]
     assert names == ["baseline", "llm", "noop", "oracle", "param-search", "reference",
-                     "ace", "beam", "evolve", "expel", "reflexion", "review", "self-refine", "tot", "vanilla"]
+                     "ace", "beam", "evolve", "expel", "reasoningbank", "reflexion", "review", "self-refine", "tot",
+                     "vanilla"]
 
 
 def test_a_broken_entry_point_is_named_and_the_others_still_load(broken_plugin, tmp_path):

@@ -317,6 +317,14 @@ def rank(attempts: list[Attempt]) -> list[Attempt]:
     return sorted((a for a in attempts if a.valid), key=lambda a: (-a.value, a.index))
 
 
+def describe_attempt(a: Attempt, title: str, report_limit: int = 3000) -> str:
+    """An attempt for an auxiliary prompt: its label and score, its program (the starting design is
+    named, not quoted), and what the simulator reported on it (or what became of it)."""
+    program = "(the program given in the task description)" if a.index == 0 else program_block(a.program)
+    what = report_of(a) or a.outcome or "(no report kept)"
+    return f"## {title}: {attempt_label(a)}, {score_text(a)}\n{program}\n\nWhat the simulator reported:\n{what[:report_limit]}"
+
+
 def design_chat(obs: Observation, parent: Attempt, sections: list[tuple[str, str]], ask: str) -> tuple[dict[str, str], ...]:
     """A chat for search methods: the task, then the design to improve with its report, then the
     method's sections and the request. (The loop's chat of earlier rounds is not used: a search

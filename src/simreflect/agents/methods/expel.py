@@ -31,12 +31,9 @@ from simreflect.agents.methods.base import (
     Method,
     Proposal,
     Step,
-    attempt_label,
+    describe_attempt,
     int_option,
-    program_block,
     rank,
-    report_of,
-    score_text,
     task_text,
     with_section,
 )
@@ -98,11 +95,6 @@ class InsightMethod(Method):
         order = {k: n for n, k in enumerate(self.insights)}
         return sorted(self.insights.items(), key=lambda kv: (-kv[1]["votes"], order[kv[0]]))
 
-    def _describe(self, a: Attempt, title: str) -> str:
-        program = ("(the program given in the task description)" if a.index == 0 else program_block(a.program))
-        what = report_of(a) or a.outcome or "(no report kept)"
-        return f"## {title}: {attempt_label(a)}, {score_text(a)}\n{program}\n\nWhat the simulator reported:\n{what[:3000]}"
-
     def learn(self, obs: Observation, latest: Attempt, step: Step) -> dict[str, Any] | None:
         if latest.passed:
             return None
@@ -119,8 +111,8 @@ class InsightMethod(Method):
         current = "\n".join(f"{i} [importance {v['votes']}]: {v['text']}" for i, v in self.ordered()) or "(none yet)"
         chat = [{"role": "system", "content": INSIGHT_SYSTEM},
                 {"role": "user", "content": f"## The task\n{task_text(obs)}\n\n## Current insights\n{current}\n\n"
-                                            f"{self._describe(better, 'The better attempt')}\n\n"
-                                            f"{self._describe(worse, 'The worse attempt')}"}]
+                                            f"{describe_attempt(better, 'The better attempt')}\n\n"
+                                            f"{describe_attempt(worse, 'The worse attempt')}"}]
         answer = step.ask("insights", chat)
         ops, junk = parse_operations(answer)
         applied, rejected = self._check(ops)
