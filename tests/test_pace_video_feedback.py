@@ -67,3 +67,11 @@ def test_the_option_is_parsed():
     assert PaceSuite().with_options(video="true").video_feedback
     assert not PaceSuite().with_options(video="no").video_feedback
     assert not PaceSuite().video_feedback
+
+
+def test_a_copied_task_folder_renders_its_pictures(pace_sample_root, tmp_path):
+    """The task modules of a bench outside the package (a copy) resolve by name in any process: a
+    picture of a copied task was refused with ModuleNotFoundError for its namespace."""
+    suite = PaceSuite()
+    task = next(t for t in suite.load_tasks(pace_sample_root) if t.id == TASK)
+    assert len(suite.feedback_frames(task, suite.spec(task).program("source"), 60.0)) == FEEDBACK_FRAMES
