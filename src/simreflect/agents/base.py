@@ -62,6 +62,9 @@ class Observation:
     # how many times this round's answer was asked again because it held no program (PACE's
     # generation retries); a model agent sends it as the request's seed offset so a retry is a new draw
     generation: int = 0
+    # the video-feedback intervention: PNG frames of the latest attempt's run, which a model agent
+    # sends with the last user message as image content (the chat in `messages` stays text)
+    images: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -75,7 +76,8 @@ class LLMAgent:
         self._client.close()
 
     def act(self, observation: Observation) -> Action:
-        text, usage = self._ask(list(observation.messages), observation.generation)
+        messages = with_images(list(observation.messages), observation.images)
+        text, usage = self._ask(messages, observation.generation)
         parsed = parse_answer(text)
         return Action(program=parsed.program, diagnosis=parsed.diagnosis, raw=parsed.text, usage=usage,
                       error=parsed.error)
@@ -245,3 +247,15 @@ def _tokens(usage: Any, key: str) -> int:
 def _mentions_format(text: str) -> bool:
     t = text.lower()
     return "response_format" in t or "json_schema" in t or "structured" in t
+
+
+def with_images(messages: list[dict[str, Any]], images: tuple[bytes, ...]) -> list[dict[str, Any]]:
+    """The chat with `images` (PNG) attached to its last user message as chat-completions image
+    content parts (data URLs); unchanged without images."""
+    if not images or not messages or messages[-1].get("role") != "user":
+        return messages
+    last = messages[-1]
+    parts: list[dict[str, Any]] = [{"type": "text", "text": str(last.get("content", ""))}]
+    parts += [{"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}
+              for png in images]
+    return [*messages[:-1], {**last, "content": parts}]

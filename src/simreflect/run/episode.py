@@ -14,6 +14,7 @@ resumes exactly where it stopped (a round in flight when the run died is done ag
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import time
 from dataclasses import dataclass, replace
@@ -28,6 +29,7 @@ from simreflect.core.contract import HISTORY_MODES
 from simreflect.core.rounds import play_round, system_prompt
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
+from simreflect.core.sandbox import UnsafeWorkspaceFile, read_workspace_file
 from simreflect.core.workspace import copy_workspace
 from simreflect.run.history import round_chat
 from simreflect.run.store import EpisodeLog, RunStore
@@ -124,8 +126,9 @@ def run_episode(
     # after the last round recorded (a round whose record was damaged and skipped still cost its place)
     for round_no in range((log.rounds[-1].round if log.rounds else 0) + 1, budget + 1):
         messages = round_chat(system, log.rounds, history, round_no, budget, report)
+        frames = _feedback_frames(suite, task, state, log.rounds, timeout_s)
         obs = Observation(task=task, level=level, round=round_no, budget=budget, messages=messages, verdict=verdict,
-                          history=tuple(log.rounds), run=run, report=report)
+                          history=tuple(log.rounds), run=run, report=report, images=frames)
         t0 = time.monotonic()
         try:
             action, failure, retried = _generate(agent, obs, invalid_retries)
@@ -144,6 +147,8 @@ def run_episode(
             return EpisodeOutcome(task.id, level_name, "infra_error", False, len(log.rounds), run, error)
         sent = tuple(action.messages) if action.messages is not None else messages
         notes = action.notes if not retried else {**action.notes, "invalid_retries": [r["note"] for r in retried]}
+        if frames:
+            notes = {**notes, "video_frames": [hashlib.sha256(f).hexdigest() for f in frames]}
         usage = sum((r["usage"] for r in retried), action.usage)
         record = replace(played.record, task=task.id, level=level_name, run=run, prompt=sent, answer=action.raw,
                          diagnosis=action.diagnosis, usage=usage.to_dict(), method_notes=notes,
@@ -157,6 +162,26 @@ def run_episode(
         if _invalid_tail(log.rounds) >= invalid_streak > 0 or (action.program is None and invalid_retries > 0):
             return _finish(store, ids, log, "invalid_streak", base)
     return _finish(store, ids, log, "solved" if verdict.passed else "budget", base)
+
+
+def _feedback_frames(suite: Suite, task: Task, state: Path, rounds: list[RoundRecord],
+                     timeout_s: float) -> tuple[bytes, ...]:
+    """The video-feedback intervention (a suite whose `video_feedback` is on): frames of the latest
+    attempt's program, or in round 1 of the design the task gives; () when there is none or the
+    suite cannot draw it (a picture failing never fails the round). Recomputed from the records on
+    resume: rendering is deterministic."""
+    if not getattr(suite, "video_feedback", False) or not callable(getattr(suite, "feedback_frames", None)):
+        return ()
+    program = next((r.script for r in reversed(rounds) if r.script is not None), None)
+    if program is None and not rounds and suite.program_filename:
+        try:
+            program = read_workspace_file(state, suite.program_filename).decode("utf-8", "replace")
+        except (UnsafeWorkspaceFile, OSError):
+            program = None
+    if program is None:
+        return ()
+    frames, failure = guarded("feedback frames", suite.feedback_frames, task, program, timeout_s)
+    return tuple(frames) if failure is None and frames else ()
 
 
 #: What a round's record keeps of an answer that was asked again (method_notes["invalid_retries"]).

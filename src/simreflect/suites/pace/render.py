@@ -145,3 +145,20 @@ class FrameRecorder:
         images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 * 4 * DT), loop=0,
                        optimize=False)
         return len(images)
+
+
+def gif_frames(path: Path, n: int) -> tuple[bytes, ...]:
+    """`n` frames of a GIF this module wrote, evenly spaced with the last included, each as PNG bytes
+    (what the video-feedback intervention sends a vision-capable model)."""
+    import io
+
+    with Image.open(path) as im:
+        total = getattr(im, "n_frames", 1)
+        picks = sorted({round(i * (total - 1) / max(1, n - 1)) for i in range(n)}) if total > 1 else [0]
+        out = []
+        for k in picks:
+            im.seek(k)
+            buf = io.BytesIO()
+            im.convert("RGB").save(buf, format="PNG", optimize=True)
+            out.append(buf.getvalue())
+    return tuple(out)

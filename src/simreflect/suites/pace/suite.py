@@ -36,6 +36,7 @@ from simreflect.suites.pace.evaluate import (
     task_description,
 )
 from simreflect.suites.pace.task import TARGETS, TaskSpec, discover, load_spec, load_specs, parse_stage, tasks_dir
+from simreflect.suites.pace.render import gif_frames
 
 MAX_PROGRAM_BYTES = 1 << 20
 SAVED_TASK = "pace_task.json"
@@ -55,6 +56,8 @@ def task_for(spec: TaskSpec, stage: str, index: int = 0) -> Task:
 
 #: What a from-scratch run starts from: a design that declares nothing.
 SCRATCH_PROGRAM = "def build(api):\n    pass\n"
+#: The video-feedback intervention: how many frames of the latest attempt's run the model is shown.
+FEEDBACK_FRAMES = 4
 
 
 class PaceSuite(Suite):
@@ -73,19 +76,25 @@ class PaceSuite(Suite):
                     "domain: control", "domain: exotic", "stage 1", "stage 2", "stage 3", "stage 4")
 
     options_help = {"start": "source (adapt the source design, default) or scratch (design from nothing)",
-                    "disclose": "true: reveal the exact values of every changed variable (an intervention)"}
+                    "disclose": "true: reveal the exact values of every changed variable (an intervention)",
+                    "video": "true: the latest attempt's rendered frames go to the model with its report, as "
+                             "images (the video-feedback intervention; needs a vision-capable endpoint)"}
 
-    def __init__(self, start: str = "source", disclose: bool = False) -> None:
+    def __init__(self, start: str = "source", disclose: bool = False, video: bool = False) -> None:
         if start not in ("source", "scratch"):
             raise ValueError(f"start must be source or scratch, not {start!r}")
-        self.start, self.disclose = start, disclose
+        self.start, self.disclose, self.video_feedback = start, disclose, video
 
     def with_options(self, **options) -> PaceSuite:
         if not options:
             return self
         super().with_options(**{k: v for k, v in options.items() if k not in self.options_help})
-        disclose = str(options.get("disclose", self.disclose)).lower() in ("1", "true", "yes")
-        return PaceSuite(start=str(options.get("start", self.start)), disclose=disclose)
+
+        def flag(name: str) -> bool:
+            return str(options.get(name, getattr(self, "video_feedback" if name == "video" else name))).lower() in (
+                "1", "true", "yes")
+
+        return PaceSuite(start=str(options.get("start", self.start)), disclose=flag("disclose"), video=flag("video"))
 
     # --- tasks
 
@@ -216,6 +225,14 @@ class PaceSuite(Suite):
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+
+    def feedback_frames(self, task: Task, program: str, timeout_s: float) -> tuple[bytes, ...]:
+        """The video-feedback intervention: FEEDBACK_FRAMES frames of `program`'s run in the target
+        (evenly spaced, the last included), each a PNG of at most FEEDBACK_FRAME_BYTES; () when
+        its design was not built."""
+        with tempfile.TemporaryDirectory(prefix="simreflect-frames-") as tmp:
+            gif = self.attempt_picture(task, [program], Path(tmp) / "attempt.gif", timeout_s)
+            return () if gif is None else gif_frames(gif, FEEDBACK_FRAMES)
 
     # --- text
 

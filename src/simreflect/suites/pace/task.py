@@ -185,7 +185,12 @@ def _package_name(folder: Path, task_id: str) -> str:
     if folder.parent == tasks_dir():
         pkg = f"simreflect.suites.pace.tasks.{task_id}"
     else:
-        pkg = f"simreflect_pace_tasks_{hashlib.sha256(str(folder).encode()).hexdigest()[:12]}.{task_id}"
+        top = f"simreflect_pace_tasks_{hashlib.sha256(str(folder).encode()).hexdigest()[:12]}"
+        pkg = f"{top}.{task_id}"
+        if top not in sys.modules:  # a namespace of its own, so that its task packages resolve by name
+            namespace = types.ModuleType(top)
+            namespace.__path__ = []
+            sys.modules[top] = namespace
     if pkg not in sys.modules:
         module = types.ModuleType(pkg)
         module.__path__ = [str(folder)]
