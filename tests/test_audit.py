@@ -202,10 +202,16 @@ def test_reference_is_deterministic(tmp_path):
 
 
 @pytest.mark.slow
-def test_reference_keys_regenerate_to_the_same_bytes():
+def test_reference_keys_regenerate_to_the_same_values():
+    """The keys captured from the references come back: the same bytes on the numpy that captured
+    them; elsewhere the last bits of a float may move (icl-bayes-c2's key moved 5e-12 relative
+    between numpy releases), never by a part in a billion, and nothing else may change."""
+    from simreflect.run.report import same_record_values
+
     for c in CARDS:
         if c.key_strength == "reference":
-            assert canonical_json(keys_document(c)) == (c.directory / KEYS_FILE).read_text(), c.id
+            now, pinned = canonical_json(keys_document(c)), (c.directory / KEYS_FILE).read_text()
+            assert now == pinned or same_record_values(json.loads(now), json.loads(pinned)), c.id
 
 
 def test_cli_grade_json(tmp_path):

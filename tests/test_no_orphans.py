@@ -59,7 +59,9 @@ while time.monotonic() < deadline and run.poll() is None:
     tree = descendants(run.pid, procs)
     workers = {pid for pid, (ppid, comm, state) in procs.items() if ppid == run.pid}
     sandboxes = [pid for pid, comm, state in tree if comm == "bwrap" and procs[pid][0] in workers]
-    if len(workers) >= 2 and sandboxes:  # mid-episode: a pool worker is running a sandboxed program
+    # a bwrap whose sandboxed program has started (bwrap alone is a sandbox still being set up)
+    running = [pid for pid in sandboxes if any(ppid == pid for ppid, _, _ in procs.values())]
+    if len(workers) >= 2 and running:  # mid-episode: a pool worker is running a sandboxed program
         seen = tree
         break
     time.sleep(0.05)

@@ -50,7 +50,7 @@ def test_pace_verify_reads_the_evaluation_it_is_handed_and_keeps_none(tmp_path):
     assert run.ok and run.artefact is not None
     handed = suite.verify(task, work, run)
     assert handed.passed
-    assert set(vars(suite)) == {"start", "disclose"}  # no cache of evaluations on the suite
+    assert set(vars(suite)) == {"start", "disclose", "video_feedback"}  # no cache of evaluations on the suite
     # without the run, the workspace's program.py is evaluated afresh: the same verdict, here and elsewhere
     assert as_json(PaceSuite().verify(task, work)) == as_json(handed)
     assert verdict_in_another_process("pace", task.id, work) == as_json(handed)
