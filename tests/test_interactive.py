@@ -333,6 +333,32 @@ def test_a_call_whose_command_ran_before_a_kill_is_recovered_never_run_again(tmp
         resumed.close()
 
 
+def test_a_recovered_act_with_state_answers_with_the_state_it_would_have_carried(tmp_path):
+    """The record leaves with_state out (looking changes nothing); a call that asked for the state and
+    ran before a kill is answered on resume with the state after its command (was: without one, and
+    the reference controller, reading it, gave up mid-build after a resume)."""
+    suite, task = WorkshopSuite(), make_task("place", 0)
+    act = {"segments": [{"type": "move", "duration": 0.5, "left": {"joints": {"shoulder_pitch": 0.2}}}],
+           "with_state": True}
+    turn = _message(_call("http", {"method": "POST", "path": "/act", "body": act}))
+    transcript = Transcript(tmp_path / "s" / "t.jsonl")
+    world = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)
+    transcript.append(TurnRecord(1, parse_reply(turn, TOOLS).message, commands=world.commands()))
+    live = world.session.act(act)
+    world.close()
+    resumed = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)
+    try:
+        out = run_session(ScriptAgent([_message(_call("finish", {"summary": "done"}))]), resumed,
+                          [{"role": "system", "content": "s"}], transcript)
+        first = out.results[0]
+        assert first.status == "recovered"
+        answer = json.loads(first.content.split("\n", 1)[1])
+        assert answer["state"]["time"] == live["state"]["time"]
+        assert answer["state"]["arms"] == live["state"]["arms"] and answer["state"]["boards"] == live["state"]["boards"]
+    finally:
+        resumed.close()
+
+
 def test_a_command_line_cut_short_by_a_kill_is_not_replayed(tmp_path):
     suite, task = WorkshopSuite(), make_task("place", 0)
     world = suite.open_world(task, tmp_path / "s", EvidenceLevel.L2)

@@ -138,7 +138,13 @@ class WorkshopWorld:
         first = done[0]
         if first["kind"] == "finish":
             return _json({"ok": True, "finish_reason": first["result"].get("reason", "")})
-        return "HTTP 200\n" + _json(first["result"])
+        result = first["result"]
+        body = call.arguments.get("body")
+        if first["kind"] == "act" and isinstance(body, dict) and body.get("with_state") is True and len(done) == 1:
+            # the record leaves with_state out (looking changes nothing); the world, replayed to just
+            # after this command, gives the state the answer carried
+            result = {**result, "state": self.session.state()}
+        return "HTTP 200\n" + _json(result)
 
     # ----- tools ---------------------------------------------------------------------------------
 
