@@ -118,13 +118,9 @@ class SandboxSession:
 
     # --- requests
 
-    def request(self, obj: Any, timeout_s: float) -> Any:
-        """Send `obj` as one JSON line and return the program's one-line JSON reply.
-
-        Raises SessionError when the program does not answer within `timeout_s` (or the
-        session's wall time runs out first), ends, or answers with anything but one JSON value on
-        one line of at most `max_message_bytes` within the session's `reply_limits` (depth, items,
-        strings, numbers: core.untrusted). NaN and infinities are refused both ways."""
+    def _begin_request(self, timeout_s: float) -> tuple[int, float]:
+        """The number and deadline of the next request, once the session can take one (SessionError
+        when it is closed or has failed, or the program wrote to the reply channel unasked)."""
         if self._result is not None:
             raise SessionError("closed", "the session is closed")
         if self._error is not None:
@@ -132,8 +128,17 @@ class SandboxSession:
         n = self.requests + 1
         if self._buf:
             self._fail("protocol", f"the program wrote to the reply channel without being asked (before request {n})")
+        return n, min(time.monotonic() + max(0.0, float(timeout_s)), self._wall_deadline)
+
+    def request(self, obj: Any, timeout_s: float) -> Any:
+        """Send `obj` as one JSON line and return the program's one-line JSON reply.
+
+        Raises SessionError when the program does not answer within `timeout_s` (or the
+        session's wall time runs out first), ends, or answers with anything but one JSON value on
+        one line of at most `max_message_bytes` within the session's `reply_limits` (depth, items,
+        strings, numbers: core.untrusted). NaN and infinities are refused both ways."""
+        n, deadline = self._begin_request(timeout_s)
         data = (json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n").encode()
-        deadline = min(time.monotonic() + max(0.0, float(timeout_s)), self._wall_deadline)
         self._write(data, deadline, n, timeout_s)
         line = self._read_line(deadline, n, timeout_s)
         try:
@@ -153,14 +158,7 @@ class SandboxSession:
         `decode` judges the payload; a ValueError it raises (its reason in words) is a protocol
         failure. Timeouts, a program that ends, and output nobody asked for fail the request as
         they do in `request`."""
-        if self._result is not None:
-            raise SessionError("closed", "the session is closed")
-        if self._error is not None:
-            raise self._error
-        n = self.requests + 1
-        if self._buf:
-            self._fail("protocol", f"the program wrote to the reply channel without being asked (before request {n})")
-        deadline = min(time.monotonic() + max(0.0, float(timeout_s)), self._wall_deadline)
+        n, deadline = self._begin_request(timeout_s)
         data = FRAME_HEADER.pack(FRAME_MAGIC, len(payload)) + payload
         try:
             done = os.write(self._stdin_fd, data)  # a small frame goes at once (a full pipe or an error: _write)

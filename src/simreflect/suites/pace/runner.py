@@ -108,6 +108,14 @@ def main(argv: list[str]) -> int:
         reply({"ok": False, "where": where, "error": f"{type(e).__name__}: {e}"[:2000]})
         return 1
 
+    def send_command(cmd, layout: wire.Layout | None) -> None:
+        """A command frame when the layout can carry `cmd` exactly, else the JSON reply."""
+        binary = layout.encode_command(cmd) if layout is not None else None
+        if binary is not None:
+            frames.write(binary)
+        else:
+            reply({"ok": True, "cmd": cmd})
+
     control = None
     layout: wire.Layout | None = None
     while True:
@@ -116,12 +124,7 @@ def main(argv: list[str]) -> int:
             return 0
         if payload[0] == wire.TAG_SENSORS and layout is not None:  # the hot path: readings in, a command out
             try:
-                cmd = control(layout.decode_sensors(payload))
-                binary = layout.encode_command(cmd)
-                if binary is not None:
-                    frames.write(binary)
-                else:
-                    reply({"ok": True, "cmd": cmd})
+                send_command(control(layout.decode_sensors(payload)), layout)
             except BaseException as e:
                 return failed("control", e)
             continue
@@ -149,12 +152,7 @@ def main(argv: list[str]) -> int:
             try:
                 if not callable(control):
                     raise TypeError("the program defines no control(sensors) function")
-                cmd = control(msg.get("sensors") or {})
-                binary = layout.encode_command(cmd) if layout is not None else None
-                if binary is not None:
-                    frames.write(binary)
-                else:
-                    reply({"ok": True, "cmd": cmd})
+                send_command(control(msg.get("sensors") or {}), layout)
             except BaseException as e:
                 return failed("control", e)
         else:
