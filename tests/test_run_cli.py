@@ -148,3 +148,26 @@ def test_rescore_ignores_only_what_a_suite_declares_volatile():
     rec.verdict["diagnostics"]["flags"] = ["hardcoded"]
     assert "diagnostics.flags" in _rescore_difference(rec, True, now, 1.0, AuditSuite.volatile_diagnostics)
     assert "recorded score 0.5" in _rescore_difference(replace(rec, score=0.5), True, now, 1.0)
+
+
+def test_a_resumed_run_keeps_the_protocol_it_was_recorded_with(tmp_path):
+    """Runs recorded before pace's defaults changed (history last+best, no invalid retries, a 60 s
+    timeout) resume as they began; a recorded value of the wrong kind falls back to the suite's."""
+    from simreflect.cli import _recorded_protocol
+    from simreflect.core.registry import get_suite
+
+    protocol = get_suite("pace").protocol
+    assert _recorded_protocol(tmp_path / "none", protocol) == {
+        "timeout_s": None, "history": "previous+best", "invalid_retries": 2}
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / "config.json").write_text(json.dumps({"history": "last+best", "timeout_s": 60}))
+    assert _recorded_protocol(out, protocol) == {"timeout_s": 60.0, "history": "last+best", "invalid_retries": 0}
+    for bad in ({"history": "everything", "timeout_s": True, "invalid_retries": -1},
+                {"history": ["full"], "timeout_s": -5, "invalid_retries": "2"},
+                {"timeout_s": 0, "invalid_retries": True}):
+        (out / "config.json").write_text(json.dumps(bad))
+        got = _recorded_protocol(out, protocol)
+        assert got["history"] == "previous+best" and got["timeout_s"] is None and got["invalid_retries"] == 0, bad
+    (out / "config.json").write_text("{" * 5000)  # damaged: the store's own open() reports it
+    assert _recorded_protocol(out, protocol)["history"] == "previous+best"

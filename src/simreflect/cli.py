@@ -74,23 +74,20 @@ def _recorded(out: Path) -> dict[str, Any]:
         return {}
 
 
-def _recorded_timeout(out: Path) -> float | None:
-    """A resumed run keeps the program timeout it was recorded with (runs from before the suites
-    declared their own recorded 60 s) unless --timeout says otherwise."""
-    value = _recorded(out).get("timeout_s")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
-
-
 def _recorded_protocol(out: Path, suite_protocol: RunProtocol) -> dict[str, Any]:
-    """The protocol a resumed run was recorded with, for what the command does not say: a run from
-    before a suite's default changed (pace's history, its invalid retries) resumes as it began."""
+    """What a resumed run keeps of the protocol it was recorded with, for what the command does not
+    say: its program timeout (runs from before the suites declared their own recorded 60 s; None
+    when there is no run yet), its history and its invalid retries (a run from before a suite's
+    default changed, pace's history and retries, resumes as it began)."""
     old = _recorded(out)
     if not old:
-        return {"history": suite_protocol.history, "invalid_retries": suite_protocol.invalid_retries}
-    history = old.get("history")
-    retries = old.get("invalid_retries", 0)
-    return {"history": history if history in HISTORY_MODES else suite_protocol.history,
-            "invalid_retries": retries if isinstance(retries, int) and not isinstance(retries, bool) else 0}
+        return {"timeout_s": None, "history": suite_protocol.history, "invalid_retries": suite_protocol.invalid_retries}
+    timeout, history, retries = old.get("timeout_s"), old.get("history"), old.get("invalid_retries", 0)
+    number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+    return {"timeout_s": float(timeout) if number and timeout > 0 else None,
+            "history": history if history in HISTORY_MODES else suite_protocol.history,
+            "invalid_retries": retries if isinstance(retries, int) and not isinstance(retries, bool) and retries >= 0
+            else 0}
 
 
 def _seconds(value: float) -> str:
@@ -285,7 +282,7 @@ def run_cmd(
         suite_options["interface"] = interface
     recorded = _recorded_protocol(out, suite_obj.protocol)
     config = RunConfig(suite=suite, bench=str(Path(bench).resolve()), agent=agent, levels=level_list,
-                       rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout or _recorded_timeout(out) or suite_obj.protocol.timeout_s,
+                       rounds=rounds or suite_obj.protocol.budget, timeout_s=timeout or recorded["timeout_s"] or suite_obj.protocol.timeout_s,
                        agent_options=options,
                        method=method, suite_options=suite_options, runs=runs or suite_obj.protocol.runs,
                        history=history or recorded["history"],
