@@ -601,6 +601,9 @@ class Workshop(Robot):
 
 #: How far the screw hand's fingers move along the screw axis, off the head, before they open.
 LET_GO_ALONG_M = 0.004
+#: The thumb curled up over the back of the hand: in the side pinch the swung-out thumb of FLAT
+#: hangs 70 mm below the palm and meets the table when the screw is low.
+THUMB_UP = {"thumb_opposition": 1.5, "thumb_1": 1.5, "thumb_2": 1.5}
 
 
 def side_pinch_rotation(side: str, axis) -> np.ndarray:
@@ -641,7 +644,9 @@ class AnyAxis(Workshop):
 
     def turn_screw(self, side: str, screw: str, axis, rounds: int = 3) -> None:
         """With the screw in the scissor grip, at a safe height: turn the hand so the screw points
-        along `axis`, closing the loop on the screw's own axis (it sags in the grip)."""
+        along `axis`, closing the loop on the screw's own axis (it sags in the grip); the thumb
+        curled up out of the way."""
+        self.joints_to(side, THUMB_UP, speed=0.5)
         pp, _ = self.palm(side)
         self.move_to(side, [pp[0], pp[1], SAFE_Z - 0.1], side_pinch_rotation(side, axis), vmax=0.15, wmax=0.6,
                      tol=0.004, rtol=0.02)
@@ -706,7 +711,10 @@ class AnyAxis(Workshop):
         self.move_to(side, pp + axis * LET_GO_ALONG_M, pr, vmax=0.02, tol=0.001, rtol=0.02)
         self.joints_to(side, {"index_spread": 0.35}, speed=0.3)
         pp, pr = self.palm(side)
-        self.move_to(side, pp + pr[:, 2] * 0.09, pr, vmax=0.06, tol=0.003, rtol=0.02)
+        self.move_to(side, pp + pr[:, 2] * 0.09, pr, vmax=0.06, tol=0.003, rtol=0.02, use_base=True, must=False)
+        if self.state()["screws"][screw]["held_by"] or any(
+                c["with"] == screw for c in self.state()["arms"][side]["hand_contacts"]):
+            raise ControlError(f"{side} hand could not slide its fingers off {screw}")
         pp, pr = self.palm(side)
         away = -0.05 if side == "left" else 0.05
         self.move_to(side, pp + np.array([away, -0.05, 0.08]), pr, vmax=0.1, tol=0.004, rtol=0.02)
