@@ -733,6 +733,11 @@ class AnyAxis(Workshop):
         got = self.feed(drill_hand, drill, screw)
         if got != "driven":
             raise ControlError(f"{screw} not driven: {got}")
+        # the drill back along the axis, then up and aside, out of the way of the next screw
         pp, pr = self.palm(drill_hand)
         axis_now = np.asarray(self.obj(screw)["hole"]["axis"])
-        self.move_to(drill_hand, pp - axis_now * 0.05 + np.array([0, 0, 0.08]), pr, vmax=0.2, tol=0.005, rtol=0.02)
+        self.move_to(drill_hand, pp - axis_now * 0.05, pr, vmax=0.1, tol=0.005, rtol=0.02)
+        pp, pr = self.palm(drill_hand)
+        side_dx = 0.15 if drill_hand == "right" else -0.15
+        self.move_to(drill_hand, [pp[0] + side_dx, pp[1] - 0.05, max(pp[2] + 0.1, SAFE_Z)], pr, vmax=0.25, tol=0.005,
+                     rtol=0.02)
