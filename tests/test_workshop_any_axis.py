@@ -141,3 +141,55 @@ def test_three_non_collinear_horizontal_screws_hold_the_ell():
     e = session.engine
     for axis in (AXIS, (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)):
         assert measure.torque_rotation_deg(e, axis, torque=1.0, seconds=1.0) < 1.0, axis
+
+
+# ----- bracing: a runner that cannot stay level by itself rests on a jig the robot placed ---------------
+
+def _jig_session() -> tuple[Session, measure.JigEll, AnyAxis]:
+    session = Session(measure.jig_ell_spec(0))
+    scene = measure.jig_ell(session.engine)
+    return session, scene, _robot(session)
+
+
+def test_without_the_jig_the_runner_does_not_stay_at_the_joint():
+    """The harness sets B where the jig would hold it, with no jig under it: it drops to the table,
+    40 mm below its end's place against A's face (a screw there would find no board behind)."""
+    session, scene, w = _jig_session()
+    e = session.engine
+    jx, jy, _, _ = scene.jig
+    measure.place_pose(e, "J", [jx + 0.5, jy, 0.74], np.eye(3))  # the jig off to the side
+    x, y, z, _ = scene.runner
+    measure.place_pose(e, "B", [x, y, z], np.column_stack([[0, 1.0, 0], [-1.0, 0, 0], [0, 0, 1.0]]))  # flat, along y
+    e.settle(1.0)
+    assert w.pose("B")[0][2] < z - 0.035
+
+
+def test_a_runner_braced_on_a_jig_is_screwed_horizontally_to_an_upright_board():
+    """The robot lays the jig J on the table, sets the runner B on it with its end at upright A's
+    face (both with the ordinary pick-and-place), then drives a horizontal screw through A into B."""
+    session, scene, w = _jig_session()
+    w.place_board("left", "J", scene.jig)
+    w.place_board("left", "B", scene.runner)
+    pb = np.asarray(w.pose("B")[0])
+    assert abs(pb[2] - scene.runner[2]) < 0.002  # 40 mm above the table: on the jig
+    w.pick_drill("right", "drill0")
+    w.fix_screw_along("screw0", "A", scene.points[0], AXIS)
+    w.hold_still(0.5)
+    sc = w.state(fresh=True)["screws"]["screw0"]
+    assert sc["state"] == "driven" and sc["bottom"] == "B" and sc["joint_active"]
+    assert np.linalg.norm(np.asarray(w.pose("B")[0]) - pb) < 0.002  # the jig held it through the drive
+
+
+@pytest.mark.slow
+def test_three_horizontal_screws_fix_the_braced_runner_rigidly():
+    session, scene, w = _jig_session()
+    w.place_board("left", "J", scene.jig)
+    w.place_board("left", "B", scene.runner)
+    w.pick_drill("right", "drill0")
+    for k, p in enumerate(scene.points):
+        w.fix_screw_along(f"screw{k}", "A", p, AXIS)
+    w.hold_still(0.5)
+    s = w.state(fresh=True)
+    assert all(s["screws"][f"screw{k}"]["joint_active"] and s["screws"][f"screw{k}"]["bottom"] == "B" for k in range(3))
+    for axis in (AXIS, (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)):
+        assert measure.torque_rotation_deg(session.engine, axis, torque=1.0, seconds=1.0) < 1.0, axis

@@ -15,12 +15,13 @@ such shortcut.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 
 import mujoco
 import numpy as np
 
 from simreflect.suites.workshop.builds import get_build
-from simreflect.suites.workshop.builds.spec import TABLE_TOP
+from simreflect.suites.workshop.builds.spec import TABLE_TOP, BoardSpec, BuildSpec
 from simreflect.suites.workshop.sim import Engine, ScrewState, mat_to_quat
 
 SCREW_POINTS = ((-0.025, -0.025), (0.025, -0.025), (0.0, 0.025))  # in the overlap: along A, along B
@@ -64,6 +65,47 @@ def ell_upright(engine: Engine, x: float = 0.1, y: float = -0.15) -> list[np.nda
     pa, _ = engine.board_pose("A")
     face_y = pa[1] - size_a[2] / 2
     return [np.array([pa[0] + dx, face_y, TABLE_TOP + h]) for dx, h in ((-0.01, 0.05), (0.01, 0.05), (0.0, 0.078))]
+
+
+#: The jig of the braced ell: a spacer board the robot lays on the table under the runner B, so B
+#: rests level with its end against upright A's face (on the table alone it would lie 40 mm lower).
+JIG_SIZE = (0.40, 0.09, 0.04)
+
+
+def jig_ell_spec(seed: int = 0) -> BuildSpec:
+    """The lap build's boards A and B plus the jig J (stock slot 2) and generous budgets: a test
+    scene for bracing (A is stood upright by the harness, J and B are placed by the robot)."""
+    lap = get_build("lap").spec(seed)
+    jig = BoardSpec("J", JIG_SIZE, stock_slot=2, target=(0.1, 0.12, TABLE_TOP + JIG_SIZE[2] / 2, math.pi / 2))
+    return replace(lap, boards=(*lap.boards, jig),
+                   budgets=replace(lap.budgets, actions=20000, sim_seconds=6000.0, wall_seconds=6000.0))
+
+
+@dataclass(frozen=True)
+class JigEll:
+    """Where the robot puts the jig and the runner (x, y, z, yaw targets for place_board) and the
+    three screw points on A's -y face that reach into B's end."""
+
+    jig: tuple[float, float, float, float]
+    runner: tuple[float, float, float, float]
+    points: tuple[np.ndarray, ...]
+
+
+def jig_ell(engine: Engine, x: float = 0.1, y: float = -0.15) -> JigEll:
+    """Stand A upright along x at (x, y) (ELL_A_ROT), settle, and give the jig's and the runner's
+    targets: J flat along y on the table behind A, B flat along y on J, its end 2 mm off A's face."""
+    size_a = engine.spec.board("A").size
+    size_b = engine.spec.board("B").size
+    place_pose(engine, "A", [x, y, TABLE_TOP + size_a[1] / 2 + 0.0005], ELL_A_ROT)
+    mujoco.mj_forward(engine.model, engine.data)
+    engine.settle(1.0)
+    back = y + size_a[2] / 2  # A's +y face
+    jig = (x, back + 0.05 + JIG_SIZE[0] / 2, TABLE_TOP + JIG_SIZE[2] / 2, math.pi / 2)
+    runner_z = TABLE_TOP + JIG_SIZE[2] + size_b[2] / 2
+    runner = (x, back + 0.002 + size_b[0] / 2, runner_z, math.pi / 2)
+    face = y - size_a[2] / 2
+    points = tuple(np.array([x + dx, face, runner_z + dz]) for dx, dz in ((-0.015, -0.012), (0.015, -0.012), (0.0, 0.012)))
+    return JigEll(jig, runner, points)
 
 
 def torque_rotation_deg(e: Engine, axis, torque: float = 1.0, seconds: float = 1.0) -> float:
