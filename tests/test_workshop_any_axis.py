@@ -15,7 +15,7 @@ import pytest
 from simreflect.suites.workshop import measure
 from simreflect.suites.workshop.builds import get_build
 from simreflect.suites.workshop.client import LocalTransport, WorkshopClient
-from simreflect.suites.workshop.reference.common import FEED_SEGMENT, AnyAxis
+from simreflect.suites.workshop.reference.common import FEED_SEGMENT, AnyAxis, side_pinch_rotation
 from simreflect.suites.workshop.screws import SEAT_ANGLE_DEG, SEAT_TIP_MM
 from simreflect.suites.workshop.service import ServiceThread
 from simreflect.suites.workshop.session import Session
@@ -37,6 +37,17 @@ def _tip_off_face_mm(w: AnyAxis, point) -> float:
 
 def _robot(session: Session) -> AnyAxis:
     return AnyAxis(WorkshopClient(LocalTransport(session)))
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("axis", [(0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (-0.6, 0.8, 0.0)])
+def test_the_side_pinch_points_the_screw_along_the_axis_with_level_fingers(side, axis):
+    r = side_pinch_rotation(side, axis)
+    assert np.allclose(r.T @ r, np.eye(3)) and np.linalg.det(r) == pytest.approx(1.0)
+    assert np.allclose(r[:, 0], axis)  # the screw crosses the finger row along the palm normal
+    fingers = -r[:, 2]
+    assert abs(fingers[2]) < 1e-12  # level: nothing of the hand reaches down towards the table
+    assert (fingers[0] > 0) == (side == "left") or abs(fingers[0]) < 1e-12
 
 
 def test_a_horizontal_screw_through_an_upright_board_joins_it_to_the_board_behind():
