@@ -1,6 +1,13 @@
 """Screws and drills: engaging a bit, seating a screw in a board face, feeding it in, stripping,
 and the constraint a driven screw turns on between two boards (the model's abstraction of screw
-driving; see sim.py for the rules in full)."""
+driving; see sim.py for the rules in full).
+
+Every rule is along the screw's own axis, whatever its direction: the entry face is whichever face
+of whichever board the tip stands on (any of the six, the axis within SEAT_ANGLE_DEG of its inward
+normal), the feed, the withdraw and the cam-out limits are measured along and across the hole's
+axis, and the second board is whichever board the tip ends in behind the first. `top` and `bottom`
+(ScrewState, the state, the grader) are the historical names of the entry board and the board
+behind it: for a horizontal screw through an upright board they are side by side."""
 
 from __future__ import annotations
 
@@ -197,7 +204,7 @@ class Screwdriver:
         ang, lateral, axial = self._bit_geometry(dk, sk)
         if lateral > ENGAGE_TIP_MM or abs(axial) > ENGAGE_TIP_MM:
             return {"ok": False, "reason": f"the bit tip is not on a screw head: nearest is screw{sk}, tip {lateral:.1f} mm "
-                                           f"off its axis and {-axial:.1f} mm above its head (limit {ENGAGE_TIP_MM} mm)"}
+                                           f"off its axis and {-axial:.1f} mm short of its head along it (limit {ENGAGE_TIP_MM} mm)"}
         if ang > ENGAGE_ANGLE_DEG:
             return {"ok": False, "reason": f"bit misaligned with screw{sk}: {ang:.2f} deg between bit and screw axes "
                                            f"(limit {ENGAGE_ANGLE_DEG} deg)"}

@@ -38,6 +38,11 @@ Screw driving, the model's abstraction (everything else is plain rigid-body cont
   between the two boards turns on, anchored where the screw crosses into the lower board, written
   from the current relative pose so nothing jumps. One screw is a ball joint, two make a hinge,
   three non-collinear make the joint rigid: that is the physics of the constraints, not a flag.
+- any axis: nothing above assumes the screw is vertical or enters a top face. The face is any face
+  of any board the tip stands on, "along" and "across" are the screw's (the hole's) axis, and the
+  board below is whichever board the tip ends in behind the first (for a horizontal screw through an
+  upright board, the board beside it). A horizontal screw cannot stand on a face by itself: the hand
+  holds it there until the engage seats it (let go before, it falls).
 """
 
 from __future__ import annotations

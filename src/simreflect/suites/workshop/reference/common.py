@@ -595,3 +595,149 @@ class Workshop(Robot):
         for side in ("left", "right"):
             self.lift_to_safe(side)
             self.joints_to(side, FLAT, speed=0.8)
+
+
+# ----- screws along any axis (a horizontal screw through an upright board, say) -------------------------
+
+#: How far the screw hand's fingers move along the screw axis, off the head, before they open.
+LET_GO_ALONG_M = 0.004
+#: The thumb curled up over the back of the hand: in the side pinch the swung-out thumb of FLAT
+#: hangs 70 mm below the palm and meets the table when the screw is low.
+THUMB_UP = {"thumb_opposition": 1.5, "thumb_1": 1.5, "thumb_2": 1.5}
+
+
+def side_pinch_rotation(side: str, axis) -> np.ndarray:
+    """Palm rotation of the scissor grip for a screw pointing along the horizontal `axis`: palm
+    normal along the axis (the screw crosses the finger row as in the vertical grip), fingers level,
+    pointing away from the hand's own side (left hand: to +x), so neither palm nor fingers reach
+    below the screw towards the table."""
+    a = np.asarray(axis, float)
+    a = a / np.linalg.norm(a)
+    out = np.cross(a, [0.0, 0.0, 1.0])  # level and across the axis
+    out = out / np.linalg.norm(out)
+    if (out[0] < 0) == (side == "left"):
+        out = -out
+    wrist = -out
+    row = np.cross(wrist, a)
+    return np.column_stack([a, row, wrist])
+
+
+class AnyAxis(Workshop):
+    """The seed's screw procedure along any axis the build needs: pinch the screw, turn it onto the
+    axis, set its tip on the face (the hand keeps holding it: a horizontal screw cannot stand by
+    itself), bring the bit onto the axis, engage, let go, feed, withdraw. The vertical procedure of
+    Workshop is left as it is (its commands are pinned by the recorded references)."""
+
+    def drill_rotation(self, side: str, drill: str, axis) -> np.ndarray:
+        """The palm rotation that puts the drill's bit along `axis`, rolled about it so the palm is
+        on top of the grip (for a level bit the fingers then hook the grip's sides above the table;
+        palm below it would reach under the table top)."""
+        r0 = self.align_rotation(side, self.obj(drill)["axis"], axis)
+        a = np.asarray(axis, float)
+        a = a / np.linalg.norm(a)
+        n, down = r0[:, 0], np.array([0.0, 0.0, -1.0])
+        pn, pd = n - np.dot(n, a) * a, down - np.dot(down, a) * a
+        if np.linalg.norm(pd) < 1e-6 or np.linalg.norm(pn) < 1e-6:
+            return r0  # a vertical bit: any roll does
+        phi = math.atan2(float(np.dot(a, np.cross(pn, pd))), float(np.dot(pn, pd)))
+        return rot_axis(a, phi) @ r0
+
+    def turn_screw(self, side: str, screw: str, axis, rounds: int = 3) -> None:
+        """With the screw in the scissor grip, at a safe height: turn the hand so the screw points
+        along `axis`, closing the loop on the screw's own axis (it sags in the grip); the thumb
+        curled up out of the way."""
+        self.joints_to(side, THUMB_UP, speed=0.5)
+        pp, _ = self.palm(side)
+        self.move_to(side, [pp[0], pp[1], SAFE_Z - 0.1], side_pinch_rotation(side, axis), vmax=0.15, wmax=0.6,
+                     tol=0.004, rtol=0.02)
+        for _ in range(rounds):
+            want = self.align_rotation(side, self.obj(screw)["axis"], axis)
+            pp, _ = self.palm(side)
+            self.move_to(side, pp, want, vmax=0.15, wmax=0.6, tol=0.004, rtol=0.005)
+        if not self.held(side, screw):
+            raise ControlError(f"{side} hand lost {screw} while turning it")
+
+    def set_screw_on_face(self, side: str, screw: str, board: str, point, axis) -> None:
+        """Carry the held screw, pointing along `axis`, to `point` (a world point on `board`'s
+        entry face), bring its tip to touch the face, then back it off to just clear of it. The hand
+        keeps holding it."""
+        axis = np.asarray(axis, float) / np.linalg.norm(axis)
+        point = np.asarray(point, float)
+        tip = lambda st: st["screws"][screw]["tip"]
+        self.turn_screw(side, screw, axis)
+        goal = point - axis * 0.012
+        bx, by = self.base_for(side, goal, dy=0.5, dx=-0.22 if side == "left" else 0.22)
+        self.base_to(side, bx, by)
+        want = self.align_rotation(side, self.obj(screw)["axis"], axis)
+        self.move_to(side, goal - axis * 0.05, want, point=tip, vmax=0.2, tol=0.002, rtol=0.01, must=False)
+        for _ in range(2):
+            want = self.align_rotation(side, self.obj(screw)["axis"], axis)
+            self.move_to(side, goal, want, point=tip, vmax=0.05, tol=0.0007, rtol=0.004)
+        stop = [{"a": screw, "b": board, "min_force": 0.05}]
+        self.move_to(side, point + axis * 0.004, want, point=tip, vmax=0.01, tol=0.0005, rtol=0.004, stop=stop,
+                     must=False, max_iter=30)
+        tp = np.asarray(self.obj(screw)["tip"])
+        back = point + axis * float(np.dot(tp - point, axis)) - axis * 0.0008
+        self.move_to(side, back, want, point=tip, vmax=0.005, tol=0.0003, rtol=0.004, must=False, max_iter=10)
+
+    def drill_onto_axis(self, side: str, drill: str, screw: str, dy: float = 0.6) -> dict:
+        """Bring the bit onto the screw head from behind, along the screw's axis, and engage."""
+        bit = lambda st: st["drills"][drill]["tip"]
+        sc = self.obj(screw)
+        axis, head = np.asarray(sc["axis"]), np.asarray(sc["head_top"])
+        want = self.drill_rotation(side, drill, axis)
+        behind = head - axis * 0.1
+        self.lift_to_safe(side, want, z=max(behind[2] + 0.15, SAFE_Z))
+        bx, by = self.base_for(side, behind, dy=dy, dx=0.26 if side == "right" else -0.26)
+        self.base_to(side, bx, by)
+        want = self.drill_rotation(side, drill, axis)
+        self.move_to(side, behind + np.array([0, 0, 0.1]), want, point=bit, vmax=0.25, tol=0.003, rtol=0.01)
+        self.move_to(side, behind, want, point=bit, vmax=0.1, tol=0.002, rtol=0.01)
+        for _ in range(3):
+            sc = self.obj(screw)
+            axis, head = np.asarray(sc["axis"]), np.asarray(sc["head_top"])
+            want = self.drill_rotation(side, drill, axis)
+            self.move_to(side, head - axis * 0.012, want, point=bit, vmax=0.05, tol=0.0005, rtol=0.0015, must=False)
+        stop = [{"a": drill, "b": screw, "min_force": 0.2}]
+        self.move_to(side, head + axis * 0.003, want, point=bit, vmax=0.01, tol=0.0003, rtol=0.0015, stop=stop,
+                     must=False, max_iter=40)
+        return self.act([{"type": "drill", "hand": side, "action": "engage"}])["results"][0]
+
+    def let_go_along(self, side: str, screw: str) -> None:
+        """Let go of a seated screw whatever its axis: the fingers off the head along the axis, the
+        scissor open, the fingers out along the wrist direction, then the hand up and away."""
+        axis = np.asarray(self.obj(screw)["hole"]["axis"])
+        pp, pr = self.palm(side)
+        self.move_to(side, pp + axis * LET_GO_ALONG_M, pr, vmax=0.02, tol=0.001, rtol=0.02)
+        self.joints_to(side, {"index_spread": 0.35}, speed=0.3)
+        pp, pr = self.palm(side)
+        self.move_to(side, pp + pr[:, 2] * 0.09, pr, vmax=0.06, tol=0.003, rtol=0.02, use_base=True, must=False)
+        if self.state()["screws"][screw]["held_by"] or any(
+                c["with"] == screw for c in self.state()["arms"][side]["hand_contacts"]):
+            raise ControlError(f"{side} hand could not slide its fingers off {screw}")
+        pp, pr = self.palm(side)
+        away = -0.05 if side == "left" else 0.05
+        self.move_to(side, pp + np.array([away, -0.05, 0.08]), pr, vmax=0.1, tol=0.004, rtol=0.02)
+
+    def fix_screw_along(self, screw: str, board: str, point, axis, drill: str = "drill0",
+                        screw_hand: str = "left", drill_hand: str = "right") -> None:
+        """One screw along `axis` into `board`'s face at `point`, start to end."""
+        self.pick_screw(screw_hand, screw)
+        self.set_screw_on_face(screw_hand, screw, board, point, axis)
+        res = self.drill_onto_axis(drill_hand, drill, screw)
+        if not res.get("ok"):
+            res = self.drill_onto_axis(drill_hand, drill, screw)
+            if not res.get("ok"):
+                raise ControlError(f"engage refused for {screw}: {res.get('reason')}")
+        self.let_go_along(screw_hand, screw)
+        got = self.feed(drill_hand, drill, screw)
+        if got != "driven":
+            raise ControlError(f"{screw} not driven: {got}")
+        # the drill back along the axis, then up and aside, out of the way of the next screw
+        pp, pr = self.palm(drill_hand)
+        axis_now = np.asarray(self.obj(screw)["hole"]["axis"])
+        self.move_to(drill_hand, pp - axis_now * 0.05, pr, vmax=0.1, tol=0.005, rtol=0.02)
+        pp, pr = self.palm(drill_hand)
+        side_dx = 0.15 if drill_hand == "right" else -0.15
+        self.move_to(drill_hand, [pp[0] + side_dx, pp[1] - 0.05, max(pp[2] + 0.1, SAFE_Z)], pr, vmax=0.25, tol=0.005,
+                     rtol=0.02)
