@@ -236,6 +236,7 @@ def program(stdin_r, stdout_w, stderr_w, control_r, status_w):
     os.chdir(chdir_to)
     status(status_w, b"G")
     os.closerange(3, 65536)
+    env = dict(env, PWD=chdir_to)  # as bwrap sets it
     os.environ.clear()
     os.environ.update(env)
     if seccomp:
@@ -273,7 +274,7 @@ def keep_flags(path):
 
 
 def remount_ro(path):
-    mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | keep_flags(path))
+    mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | keep_flags(path))
 
 
 def submounts(root):
@@ -319,19 +320,30 @@ def confine(options, workdir, staging):
         elif op == "--proc":
             makedirs(at(arg))
             mount("proc", at(arg), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            for name in ("sys", "sysrq-trigger", "irq", "bus"):  # as bwrap: read-only over themselves
+                part = at(arg) + "/" + name
+                try:
+                    mount(part, part, None, MS_BIND | MS_REC)
+                    remount_ro(part)
+                except OSError:
+                    pass
         elif op == "--dev":
             dev = at(arg)
             makedirs(dev)
-            mount("tmpfs", dev, "tmpfs", MS_NOSUID, "mode=0755")
+            mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
             for name in DEV_NODES:
                 if os.path.exists("/dev/" + name):
                     mountpoint_for("/dev/" + name, dev + "/" + name)
-                    mount("/dev/" + name, dev + "/" + name, None, MS_BIND | MS_NOSUID)
+                    mount("/dev/" + name, dev + "/" + name, None, MS_BIND)
+                    mount(None, dev + "/" + name, None, MS_REMOUNT | MS_BIND | MS_NOSUID | keep_flags(dev + "/" + name))
             for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                                  ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"),
                                  ("core", "/proc/kcore")):
                 os.symlink(target, dev + "/" + name)
             makedirs(dev + "/shm")
+            makedirs(dev + "/pts")
+            mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
+            os.symlink("pts/ptmx", dev + "/ptmx")
         elif op == "--symlink":
             makedirs(os.path.dirname(at(options[i + 2])))
             os.symlink(arg, at(options[i + 2]))
@@ -346,7 +358,7 @@ def confine(options, workdir, staging):
                     raise OSError(errno.ESTALE, f"the work directory {arg} is not the one asked for")
                 makedirs(target)
                 mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
-                mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | keep_flags(target))
+                mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | keep_flags(target))
                 os.close(fd)
             else:
                 fd = os.open(arg, os.O_PATH | os.O_CLOEXEC)
@@ -403,8 +415,8 @@ def python_command(command, executable):
 
 def run(command, env):
     parsed = python_command(command, sys.executable)
-    if parsed is None or any(k.startswith("PYTHON") and k not in BASE_PYTHON_ENV for k in env) \
-            or any(env.get(k) != v for k, v in BASE_PYTHON_ENV.items()):
+    asked = {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    if parsed is None or asked != BASE_PYTHON_ENV:
         try:
             os.execvpe(command[0], command, env)
         except OSError as e:
