@@ -273,8 +273,21 @@ def keep_flags(path):
     return sum(ms for st, ms in STATVFS_KEEP if have & st)
 
 
-def remount_ro(path):
-    mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | keep_flags(path))
+MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV, AT_RECURSIVE, AT_FDCWD = 1, 2, 4, 0x8000, -100
+SYS_MOUNT_SETATTR = 442
+
+
+def remount_ro(path, recursive):
+    """Read-only, nosuid and nodev: the mount at `path` (and with `recursive` every mount under it,
+    as bwrap's --ro-bind does), one mount_setattr; the older remount where the kernel has none."""
+    attr = struct.pack("<QQQQ", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0)
+    flags = AT_RECURSIVE if recursive else 0
+    if libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, os.fsencode(path), flags, attr, len(attr)) == 0:
+        return
+    if ctypes.get_errno() != errno.ENOSYS:
+        fail(f"read-only {path}")
+    for mp in (submounts(path) if recursive else [path]):
+        mount(None, mp, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | keep_flags(mp))
 
 
 def submounts(root):
@@ -324,7 +337,7 @@ def confine(options, workdir, staging):
                 part = at(arg) + "/" + name
                 try:
                     mount(part, part, None, MS_BIND | MS_REC)
-                    remount_ro(part)
+                    remount_ro(part, True)
                 except OSError:
                     pass
         elif op == "--dev":
@@ -375,13 +388,10 @@ def confine(options, workdir, staging):
         else:
             raise ValueError(f"unknown sandbox option {op}")
         i += 2
-    if readonly:
-        points = submounts(root)
-        for mp in points:
-            if any(mp == t or mp.startswith(t.rstrip("/") + "/") for t in readonly):
-                remount_ro(mp)
+    for target in readonly:
+        remount_ro(target, True)
     for target in remounts:
-        remount_ro(target.rstrip("/") or "/")
+        remount_ro(target, False)
     os.chdir(root)
     if libc.syscall(155, b".", b".") != 0:  # pivot_root(".", "."): the old root stacked under the new
         fail("pivot_root")
