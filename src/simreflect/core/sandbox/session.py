@@ -343,6 +343,8 @@ class SandboxSession:
                     stopped = "linger"
             else:
                 stopped = self._error.kind
+                if stopped == "closed":  # it ended on its own: its status, not our kill's
+                    wait_exit(proc, 0.5)
             if stopped is not None:
                 kill_group(proc.pid)
                 if cg is not None:

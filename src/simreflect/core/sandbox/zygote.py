@@ -99,9 +99,9 @@ class _StatusPipe:
 
 class ZygoteProcess:
     """What run.py and session.py use of a Popen, for a program started from the zygote: `pid` is
-    its monitor's (a session leader: kill_group kills it and the namespace's init, whose death takes
-    the namespace), the exit status is the one the monitor reports (bwrap's convention), and a
-    monitor killed before it could report counts as killed by SIGKILL."""
+    the namespace's init's (a session leader: kill_group kills it, and its death takes the whole
+    namespace; a pidfd wakes wait_exit when it ends), the exit status is the one it reports
+    (bwrap's convention), and an init killed before it could report counts as killed by SIGKILL."""
 
     def __init__(self, pid: int, pidfd: int, stdin: Any, stdout: Any, stderr: Any, status: _StatusPipe):
         self.pid = pid
@@ -202,7 +202,7 @@ class _Zygote:
 
 
 class PreforkedSandbox:
-    """One ready sandbox: its monitor, its cgroup, the host's ends of its pipes."""
+    """One ready sandbox: its init (`pid`, as the host sees it), its cgroup, the host's ends of its pipes."""
 
     def __init__(self, pid: int, pidfd: int, cgroup: _RunCgroup, stdin_w: int, stdout_r: int, stderr_r: int,
                  control_w: int, status: _StatusPipe, staging: str):
@@ -314,14 +314,21 @@ def _prefork(zygote: _Zygote, controllers: dict[str, tuple[str, Path]], staging:
         for fd in (stdin_r, stdout_w, stderr_w, control_r, status_w, *cgroup_fds):
             os.close(fd)
         cgroup_fds = []
-        pidfd = os.pidfd_open(pid)
-        msg = status.read(_READY_TIMEOUT_S)
-        if msg is None or msg[0] != b"R":
-            os.close(pidfd)
-            why = "no answer" if msg is None else msg[1].decode(errors="replace") or "it ended"
-            raise ZygoteError(f"a pre-forked sandbox did not get ready: {why}")
+        init_pid, pidfd = 0, -1
+        while True:
+            msg = status.read(_READY_TIMEOUT_S)
+            if msg is not None and msg[0] == b"P" and len(msg[1]) == 4 and pidfd < 0:
+                init_pid = struct.unpack("<i", msg[1])[0]
+                pidfd = os.pidfd_open(init_pid)  # it cannot end before its program's process said R
+                continue
+            if msg is None or msg[0] != b"R" or pidfd < 0:
+                if pidfd >= 0:
+                    os.close(pidfd)
+                why = "no answer" if msg is None else msg[1].decode(errors="replace") or "it ended"
+                raise ZygoteError(f"a pre-forked sandbox did not get ready: {why}")
+            break
         ok = True
-        return PreforkedSandbox(pid, pidfd, cg, stdin_w, stdout_r, stderr_r, control_w, status, staging)
+        return PreforkedSandbox(init_pid, pidfd, cg, stdin_w, stdout_r, stderr_r, control_w, status, staging)
     finally:
         if not ok:
             for fd in (stdin_r, stdout_w, stderr_w, control_r, status_w, *cgroup_fds):

@@ -5,13 +5,14 @@ The zygote is an interpreter started once, with the clean environment and nothin
 imported. It waits on a socket (FD) for fork requests, each carrying the pipes of one future run
 and the cgroup.procs descriptors of that run's fresh cgroup, and forks a monitor per request:
 
-* the monitor (outside every namespace but its own session) asks to die with the zygote, joins the
+* the monitor (outside every namespace, in a session of its own) asks to die with the zygote, joins the
   run's cgroup, unshares user, mount, pid, network, ipc, uts and cgroup namespaces (uid and gid
   65534 inside, mapped to the uid that started it; its loopback up), forks the namespace's init
   and reports the init's exit status (bwrap's convention: 128+N for a signal) on the status pipe;
-* the init (pid 1) forks the program's process, drops every capability and becomes non-dumpable,
-  then reaps until the program ends and exits with its status (the kernel then kills whatever is
-  left in the namespace);
+* the init (pid 1, the leader of its own session: the process group the host kills) forks the
+  program's process, drops every capability and becomes non-dumpable, then reaps until the
+  program ends, reports its status and exits with it (the kernel then kills whatever is left in
+  the namespace);
 * the program's process says it is ready and waits for the run's one message: bubblewrap's own
   options (bwrap.py builds them; this file applies them), the command, the seccomp filter, the
   environment, the rlimits and the work directory's identity. It builds the root from nothing as
@@ -27,8 +28,9 @@ Nothing of a run ever reaches the zygote: the run's message goes to the program'
 its own pipe, after the fork. Each forked tree serves one run.
 
 Status pipe messages (each one write, under PIPE_BUF): a tag byte, a u16 length, the payload.
-R: ready; G: confined, the command starts; E: a setup error (its text); X: the init's exit status
-(i32), written by the monitor just before it exits.
+P: the init's pid (i32, as the host sees it), from the monitor; R: ready; G: confined, the command
+starts; E: a setup error (its text); X: the program's exit status (i32, bwrap's convention), from
+the init as soon as the program ends (and from the monitor when the init itself was killed).
 """
 
 import ctypes
@@ -147,6 +149,7 @@ def monitor(fds, zygote):
             except BaseException as e:
                 status(status_w, b"E", f"init: {e}".encode(errors="replace"))
             os._exit(1)
+        status(status_w, b"P", struct.pack("<i", init_pid))
         for fd in (stdin_r, stdout_w, stderr_w, control_r):
             os.close(fd)
         _, st = os.waitpid(init_pid, 0)
@@ -165,6 +168,7 @@ def monitor(fds, zygote):
 
 def init(stdin_r, stdout_w, stderr_w, control_r, status_w, monitor_pid):
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # its parent is outside the namespace: getppid() is 0
+    os.setsid()  # the group the host kills (kill_group): the namespace dies with its init
     pid = os.fork()
     if pid == 0:
         try:
@@ -177,7 +181,8 @@ def init(stdin_r, stdout_w, stderr_w, control_r, status_w, monitor_pid):
     null = os.open("/dev/null", os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    os.closerange(3, 65536)
+    os.closerange(3, status_w)  # all but the status pipe
+    os.closerange(status_w + 1, 65536)
     prctl(PR_SET_DUMPABLE, 0)
     drop_capabilities()
     while True:
@@ -185,9 +190,11 @@ def init(stdin_r, stdout_w, stderr_w, control_r, status_w, monitor_pid):
             got, st = os.waitpid(-1, 0)
         except ChildProcessError:
             os._exit(1)
-        if got == pid:
+        if got == pid:  # reported at once: the monitor learns it only after the namespace is torn down
             code = os.waitstatus_to_exitcode(st)
-            os._exit(code if code >= 0 else 128 - code)
+            code = code if code >= 0 else 128 - code
+            status(status_w, b"X", struct.pack("<i", code))
+            os._exit(code)
 
 
 def drop_capabilities():
