@@ -39,7 +39,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from simreflect.core.sandbox.bwrap import _clean_env
+from simreflect.core.sandbox import probe as probing
+from simreflect.core.sandbox.bwrap import _bwrap_argv, _clean_env
+from simreflect.core.sandbox.limits import Limits
 from simreflect.core.sandbox.cgroups import _RunCgroup
 from simreflect.core.sandbox.spawn import _preexec, _start_bwrap
 
@@ -205,11 +207,10 @@ class PreforkedSandbox:
     """One ready sandbox: its init (`pid`, as the host sees it), its cgroup, the host's ends of its pipes."""
 
     def __init__(self, pid: int, pidfd: int, cgroup: _RunCgroup, stdin_w: int, stdout_r: int, stderr_r: int,
-                 control_w: int, status: _StatusPipe, staging: str):
+                 control_w: int, status: _StatusPipe):
         self.pid, self._pidfd, self.cgroup = pid, pidfd, cgroup
         self._stdin_w, self._stdout_r, self._stderr_r, self._control_w = stdin_w, stdout_r, stderr_r, control_w
         self._status = status
-        self._staging = staging
 
     def alive(self) -> bool:
         r, _, _ = select.select([self._pidfd], [], [], 0)
@@ -226,11 +227,8 @@ class PreforkedSandbox:
         try:
             workdir = options[options.index("--bind") + 1]
             st = os.stat(workdir)
-            message = marshal.dumps((options, command, seccomp or b"", env, session, [tuple(r) for r in rlimits],
-                                     (workdir, st.st_dev, st.st_ino), self._staging))
-            view = memoryview(len(message).to_bytes(8, "little") + message)
-            while view:
-                view = view[os.write(self._control_w, view):]
+            _send(self._control_w, (options, command, seccomp or b"", env, session, [tuple(r) for r in rlimits],
+                                    (workdir, st.st_dev, st.st_ino)))
             os.close(self._control_w)
             self._control_w = -1
             while True:
@@ -295,7 +293,23 @@ class PreforkedSandbox:
                     pass
 
 
-def _prefork(zygote: _Zygote, controllers: dict[str, tuple[str, Path]], staging: str) -> PreforkedSandbox:
+def _send(fd: int, value: Any) -> None:
+    message = marshal.dumps(value)
+    view = memoryview(len(message).to_bytes(8, "little") + message)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _base_options() -> list[str]:
+    """bwrap's options every run begins with (the namespaces, /tmp, /proc, /dev, the system and the
+    /etc files): what a pre-forked sandbox builds before it is ready."""
+    probe = probing._probe()
+    argv = _bwrap_argv(probe["bwrap"], probe["_options"], Path("/"), Limits(), [], ["-"])[1:]
+    return argv[:argv.index("--bind")]
+
+
+def _prefork(zygote: _Zygote, controllers: dict[str, tuple[str, Path]], staging: str,
+             base: list[str]) -> PreforkedSandbox:
     cg = _RunCgroup(controllers)
     if cg.problems:
         cg.remove()
@@ -314,6 +328,7 @@ def _prefork(zygote: _Zygote, controllers: dict[str, tuple[str, Path]], staging:
         for fd in (stdin_r, stdout_w, stderr_w, control_r, status_w, *cgroup_fds):
             os.close(fd)
         cgroup_fds = []
+        _send(control_w, (base, staging))
         init_pid, pidfd = 0, -1
         while True:
             msg = status.read(_READY_TIMEOUT_S)
@@ -328,7 +343,7 @@ def _prefork(zygote: _Zygote, controllers: dict[str, tuple[str, Path]], staging:
                 raise ZygoteError(f"a pre-forked sandbox did not get ready: {why}")
             break
         ok = True
-        return PreforkedSandbox(init_pid, pidfd, cg, stdin_w, stdout_r, stderr_r, control_w, status, staging)
+        return PreforkedSandbox(init_pid, pidfd, cg, stdin_w, stdout_r, stderr_r, control_w, status)
     finally:
         if not ok:
             for fd in (stdin_r, stdout_w, stderr_w, control_r, status_w, *cgroup_fds):
@@ -368,6 +383,7 @@ class SandboxPool:
         self.restarts = 0
         self._zygote: _Zygote | None = None
         self._staging = tempfile.mkdtemp(prefix="simreflect-zygote-")
+        self._base = _base_options()
         self._thread = threading.Thread(target=self._loop, name="simreflect-sandbox-zygote", daemon=True)
         self._thread.start()
 
@@ -380,7 +396,7 @@ class SandboxPool:
                 try:
                     if self._zygote is None:
                         self._zygote = _Zygote()
-                    box = _prefork(self._zygote, self._controllers, self._staging)
+                    box = _prefork(self._zygote, self._controllers, self._staging, self._base)
                     if self._closed:
                         box.discard()
                         return

@@ -37,6 +37,7 @@ import ctypes
 import errno
 import marshal
 import os
+import resource
 import signal
 import socket
 import struct
@@ -197,7 +198,9 @@ def init(stdin_r, stdout_w, stderr_w, control_r, status_w, monitor_pid):
             os._exit(code)
 
 
-def drop_capabilities():
+def drop_bounding_set():
+    """Empty the bounding and ambient sets (what an exec could gain); the capabilities in effect
+    stay until drop_capabilities."""
     try:
         last = int(open("/proc/sys/kernel/cap_last_cap").read())
     except (OSError, ValueError):
@@ -206,6 +209,11 @@ def drop_capabilities():
         if libc.prctl(PR_CAPBSET_DROP, UL(cap), UL(0), UL(0), UL(0)) != 0 and ctypes.get_errno() != errno.EINVAL:
             fail("drop the bounding set")
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+
+
+def drop_capabilities(bounding=True):
+    if bounding:
+        drop_bounding_set()
     header = struct.pack("<Ii", 0x20080522, 0)
     data = ctypes.create_string_buffer(24)
     if libc.capset(ctypes.c_char_p(header), data) != 0:
@@ -221,26 +229,33 @@ def program(stdin_r, stdout_w, stderr_w, control_r, status_w):
     for src, fd in ((stdin_r, 0), (stdout_w, 1), (stderr_w, 2)):
         os.dup2(src, fd)
         os.close(src)
+    ahead = read_message(control_r)  # what every run shares: bwrap's first options, the staging directory
+    if ahead is None:
+        os._exit(0)
+    base, staging = ahead
+    root = Root(staging, base)
+    drop_bounding_set()
     status(status_w, b"R")
     msg = read_message(control_r)
     if msg is None:
         os._exit(0)
     os.close(control_r)
-    (options, command, seccomp, env, session, rlimits, workdir, staging) = msg
+    (options, command, seccomp, env, session, rlimits, workdir) = msg
     del msg
-    chdir_to = confine(options, workdir, staging)
+    chdir_to = root.confine(options, workdir)
     if not session:
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
         os.dup2(1, 2)
     os.setsid()
-    drop_capabilities()
+    drop_capabilities(bounding=False)  # emptied before the sandbox said it was ready
     prctl(PR_SET_NO_NEW_PRIVS, 1)
-    import resource
     for res, soft, hard in rlimits:
         resource.setrlimit(res, (soft, hard))
     os.chdir(chdir_to)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a fresh interpreter has them
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     status(status_w, b"G")
     os.closerange(3, 65536)
     env = dict(env, PWD=chdir_to)  # as bwrap sets it
@@ -310,102 +325,138 @@ def submounts(root):
     return out
 
 
-def confine(options, workdir, staging):
-    """Apply bwrap's options: the root built in `staging`, pivoted into; returns the directory to
-    change into."""
-    root = staging
-    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
-    at = lambda p: root + "/" + p.lstrip("/")
-    size, chdir_to, readonly, remounts = None, "/", [], []
-    wd_path, wd_dev, wd_ino = workdir
-    i = 0
-    while i < len(options):
-        op = options[i]
-        if op in ("--uid", "--gid", "--hostname", "--cap-drop"):
-            i += 2
-            continue
-        if op in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--disable-userns"):
-            i += 1
-            continue
-        if op == "--size":
-            size = int(options[i + 1])
-            i += 2
-            continue
-        arg = options[i + 1]
-        if op == "--tmpfs":
-            makedirs(at(arg))
-            mount("tmpfs", at(arg), "tmpfs", MS_NOSUID | MS_NODEV,
-                  "mode=0755" + (f",size={size}" if size else ""))
-            size = None
-        elif op == "--proc":
-            makedirs(at(arg))
-            mount("proc", at(arg), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            for name in ("sys", "sysrq-trigger", "irq", "bus"):  # as bwrap: read-only over themselves
-                part = at(arg) + "/" + name
-                try:
-                    mount(part, part, None, MS_BIND | MS_REC)
-                    remount_ro(part, True)
-                except OSError:
-                    pass
-        elif op == "--dev":
-            dev = at(arg)
-            makedirs(dev)
-            mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
-            for name in DEV_NODES:
-                if os.path.exists("/dev/" + name):
-                    mountpoint_for("/dev/" + name, dev + "/" + name)
-                    mount("/dev/" + name, dev + "/" + name, None, MS_BIND)
-                    mount(None, dev + "/" + name, None, MS_REMOUNT | MS_BIND | MS_NOSUID | keep_flags(dev + "/" + name))
-            for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                                 ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"),
-                                 ("core", "/proc/kcore")):
-                os.symlink(target, dev + "/" + name)
-            makedirs(dev + "/shm")
-            makedirs(dev + "/pts")
-            mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
-            os.symlink("pts/ptmx", dev + "/ptmx")
-        elif op == "--symlink":
-            makedirs(os.path.dirname(at(options[i + 2])))
-            os.symlink(arg, at(options[i + 2]))
-            i += 3
-            continue
-        elif op in ("--ro-bind", "--bind"):
-            target = at(options[i + 2])
-            if op == "--bind":  # the work directory: the host's, by device and inode
-                fd = os.open(arg, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-                st = os.fstat(fd)
-                if arg != wd_path or (st.st_dev, st.st_ino) != (wd_dev, wd_ino):
-                    raise OSError(errno.ESTALE, f"the work directory {arg} is not the one asked for")
-                makedirs(target)
-                mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
-                mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | keep_flags(target))
-                os.close(fd)
+class Root:
+    """The sandbox's root, built in `staging` from bwrap's options: the options every run shares
+    (`base`) before the sandbox says it is ready, the run's own (`confine`) after its message."""
+
+    def __init__(self, staging, base):
+        self.path = staging
+        self.base = base
+        mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
+        self.readonly, self.remounts, self.chdir_to, self.sized = [], [], "/", {}
+        self.apply(base, None)
+        for target in self.readonly:
+            remount_ro(target, True)
+        self.readonly = []
+
+    def at(self, path):
+        return self.path + "/" + path.lstrip("/")
+
+    def confine(self, options, workdir):
+        """Apply the run's options past the base ones (the base must be their beginning, the size of
+        a tmpfs aside), make the read-only parts read-only, pivot into the root and detach the
+        host's tree; returns the directory to change into."""
+        n = len(self.base)
+        if len(options) < n or [o for i, o in enumerate(options[:n]) if i == 0 or options[i - 1] != "--size"] != \
+                [o for i, o in enumerate(self.base) if i == 0 or self.base[i - 1] != "--size"]:
+            raise ValueError("the run's sandbox options do not begin with the pre-forked sandbox's")
+        size = None
+        for i, op in enumerate(options[:n]):
+            if op == "--size":
+                size = options[i + 1]
+            elif op == "--tmpfs" and size is not None:
+                if self.sized.get(options[i + 1]) != size:
+                    mount(None, self.at(options[i + 1]), None, MS_REMOUNT | MS_NOSUID | MS_NODEV,
+                          f"mode=0755,size={size}")
+                size = None
+        self.apply(options[n:], workdir)
+        for target in self.readonly:
+            remount_ro(target, True)
+        for target in self.remounts:
+            remount_ro(target, False)
+        os.chdir(self.path)
+        if libc.syscall(155, b".", b".") != 0:  # pivot_root(".", "."): the old root stacked under the new
+            fail("pivot_root")
+        if libc.umount2(b".", MNT_DETACH) != 0:
+            fail("detach the host's tree")
+        os.chdir("/")
+        return self.chdir_to
+
+    def apply(self, options, workdir):
+        at = self.at
+        size = None
+        i = 0
+        while i < len(options):
+            op = options[i]
+            if op in ("--uid", "--gid", "--hostname", "--cap-drop"):
+                i += 2
+                continue
+            if op in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--disable-userns"):
+                i += 1
+                continue
+            if op == "--size":
+                size = options[i + 1]
+                i += 2
+                continue
+            arg = options[i + 1]
+            if op == "--tmpfs":
+                makedirs(at(arg))
+                mount("tmpfs", at(arg), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" + (f",size={size}" if size else ""))
+                if size:
+                    self.sized[arg] = size
+                size = None
+            elif op == "--proc":
+                makedirs(at(arg))
+                mount("proc", at(arg), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+                for name in ("sys", "sysrq-trigger", "irq", "bus"):  # as bwrap: read-only over themselves
+                    part = at(arg) + "/" + name
+                    try:
+                        mount(part, part, None, MS_BIND | MS_REC)
+                        remount_ro(part, True)
+                    except OSError:
+                        pass
+            elif op == "--dev":
+                dev = at(arg)
+                makedirs(dev)
+                mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
+                for name in DEV_NODES:
+                    if os.path.exists("/dev/" + name):
+                        mountpoint_for("/dev/" + name, dev + "/" + name)
+                        mount("/dev/" + name, dev + "/" + name, None, MS_BIND)
+                        mount(None, dev + "/" + name, None,
+                              MS_REMOUNT | MS_BIND | MS_NOSUID | keep_flags(dev + "/" + name))
+                for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                                     ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"),
+                                     ("core", "/proc/kcore")):
+                    os.symlink(target, dev + "/" + name)
+                makedirs(dev + "/shm")
+                makedirs(dev + "/pts")
+                mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
+                os.symlink("pts/ptmx", dev + "/ptmx")
+            elif op == "--symlink":
+                makedirs(os.path.dirname(at(options[i + 2])))
+                os.symlink(arg, at(options[i + 2]))
+                i += 3
+                continue
+            elif op in ("--ro-bind", "--bind"):
+                target = at(options[i + 2])
+                if op == "--bind":  # the work directory: the host's, by device and inode
+                    if workdir is None:
+                        raise ValueError("a writable bind among the options every run shares")
+                    wd_path, wd_dev, wd_ino = workdir
+                    fd = os.open(arg, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+                    st = os.fstat(fd)
+                    if arg != wd_path or (st.st_dev, st.st_ino) != (wd_dev, wd_ino):
+                        raise OSError(errno.ESTALE, f"the work directory {arg} is not the one asked for")
+                    makedirs(target)
+                    mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+                    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | keep_flags(target))
+                    os.close(fd)
+                else:
+                    fd = os.open(arg, os.O_PATH | os.O_CLOEXEC)
+                    mountpoint_for(arg, target)
+                    mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+                    os.close(fd)
+                    self.readonly.append(target)
+                i += 3
+                continue
+            elif op == "--remount-ro":
+                self.remounts.append(at(arg))
+            elif op == "--chdir":
+                self.chdir_to = arg
             else:
-                fd = os.open(arg, os.O_PATH | os.O_CLOEXEC)
-                mountpoint_for(arg, target)
-                mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
-                os.close(fd)
-                readonly.append(target)
-            i += 3
-            continue
-        elif op == "--remount-ro":
-            remounts.append(at(arg))
-        elif op == "--chdir":
-            chdir_to = arg
-        else:
-            raise ValueError(f"unknown sandbox option {op}")
-        i += 2
-    for target in readonly:
-        remount_ro(target, True)
-    for target in remounts:
-        remount_ro(target, False)
-    os.chdir(root)
-    if libc.syscall(155, b".", b".") != 0:  # pivot_root(".", "."): the old root stacked under the new
-        fail("pivot_root")
-    if libc.umount2(b".", MNT_DETACH) != 0:
-        fail("detach the host's tree")
-    os.chdir("/")
-    return chdir_to
+                raise ValueError(f"unknown sandbox option {op}")
+            i += 2
 
 
 # --- running the command
