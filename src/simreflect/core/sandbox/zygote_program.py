@@ -586,6 +586,8 @@ def serve(sock_fd):
     signal.signal(signal.SIGCHLD, reap)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     me = os.getpid()
+    gc.collect()
+    gc.freeze()  # the zygote's objects: never scanned (nor copied) by a child's collections
     space = socket.CMSG_SPACE(32 * array.array("i").itemsize)
     while True:
         try:
