@@ -224,10 +224,34 @@ def test_the_zygote_holds_nothing_of_a_run(tmp_path):
     assert not found
 
 
-def test_off_unless_asked(tmp_path, monkeypatch):
+def test_on_by_default_and_can_be_turned_off(tmp_path, monkeypatch):
     monkeypatch.delenv(zygote.ZYGOTE_ENV)
-    pool = zygote._POOL
-    used = pool.used if pool is not None else 0
+    pool = _ready_pool()
+    used = pool.used
+    r = run_sandboxed([sys.executable, "-c", "print('from the zygote')"], tmp_path, Limits(wall_s=30))
+    assert r.ok and pool.used == used + 1
+    monkeypatch.setenv(zygote.ZYGOTE_ENV, "0")
     r = run_sandboxed([sys.executable, "-c", "print('direct')"], tmp_path, Limits(wall_s=30))
     assert r.ok and r.output_tail.strip() == "direct"
-    assert (zygote._POOL.used if zygote._POOL is not None else 0) == used
+    assert pool.used == used + 1
+
+
+def test_a_forked_child_leaves_the_parents_sandboxes_alone(tmp_path):
+    """A worker forked while sandboxes wait must not hold their pipes: a session started from one
+    afterwards still gets the end of its input when it is closed."""
+    pool = _ready_pool()
+    child = os.fork()
+    if child == 0:  # the forked worker just sits there, holding whatever it inherited
+        time.sleep(20)
+        os._exit(0)
+    try:
+        used = pool.used
+        (tmp_path / "cat.py").write_text("import sys\nfor line in sys.stdin:\n    print(line.strip(), flush=True)\n")
+        s = open_session([sys.executable, f"{sandbox.SANDBOX_WORKDIR}/cat.py"], tmp_path, Limits(wall_s=30))
+        assert s.request([1], 10) == [1]
+        result = s.close(grace_s=5.0)
+        assert result.ok, result.reason
+        assert pool.used == used + 1
+    finally:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
