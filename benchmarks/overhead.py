@@ -11,7 +11,9 @@ the suite's oracle through `run_program` (the sandbox) and `verify`. Per evaluat
 * cpu: this process's CPU (time.process_time, every thread) plus the CPU of every sandbox run in
   the meantime, read from each run's cgroup (rusage misses the sandboxed processes: they are not
   waited for by this process, and bwrap's monitor joins the same cgroup first), the start-up of
-  the pre-started launcher it came from included (core/sandbox/launcher.py);
+  the pre-started launcher it came from included (core/sandbox/launcher.py), and with
+  SIMREFLECT_SANDBOX_ZYGOTE=1 the pre-forked sandbox's set-up (its monitor, init and confinement,
+  in the run's cgroup) and the zygote's own CPU meanwhile (its forks; core/sandbox/zygote.py);
 * engine: where there is one, the time inside the engine's step (pace: b2World.Step);
 * overhead: wall / engine.
 
@@ -45,6 +47,7 @@ from simreflect.core.cache import cache_dir
 from simreflect.core.sandbox import Limits, isolation_report, run_sandboxed
 from simreflect.core.sandbox import cgroups as sandbox_cgroups
 from simreflect.core.sandbox import launcher as sandbox_launcher
+from simreflect.core.sandbox import zygote as sandbox_zygote
 
 PACE_TASKS = ("statics_bridge", "control_cartpole")
 
@@ -88,6 +91,12 @@ class SandboxCpu:
             sandbox_cgroups._RunCgroup.stats = original  # type: ignore[method-assign]
 
 
+def zygote_cpu_s() -> float:
+    """The zygote's own CPU so far (0 without one): the forks it makes for the runs."""
+    pool = sandbox_zygote._POOL
+    return pool.cpu_s() if pool is not None else 0.0
+
+
 def median_ms(xs: list[float]) -> float:
     return round(1000 * statistics.median(xs), 2)
 
@@ -102,10 +111,10 @@ def measure(name: str, reps: int, once: Callable[[], float | None], meter: Sandb
     once()
     walls, cpus, boxed, engines = [], [], [], []
     for _ in range(reps):
-        box0, cpu0, t0 = meter.total_s, time.process_time(), time.perf_counter()
+        box0, cpu0, z0, t0 = meter.total_s, time.process_time(), zygote_cpu_s(), time.perf_counter()
         engine = once()
         walls.append(time.perf_counter() - t0)
-        box = meter.total_s - box0
+        box = meter.total_s - box0 + zygote_cpu_s() - z0
         boxed.append(box)
         cpus.append(time.process_time() - cpu0 + box)
         if engine is not None:
@@ -218,11 +227,13 @@ def main() -> None:
     load = os.getloadavg()
     pool = sandbox_launcher._POOL
     used = pool.used if pool is not None else 0
+    boxes = sandbox_zygote._POOL
+    forked = boxes.used if boxes is not None else 0
     print(f"isolation: {report['mode']}" + (f" (degraded: {report['degraded']})" if report.get("degraded") else "")
-          + f"; runs started from a pre-started launcher: {used}")
+          + f"; runs started from a pre-started launcher: {used}, from a pre-forked sandbox: {forked}")
     print_table(figs, load)
     data = {"label": args.label, "load": list(load), "cores": os.cpu_count(), "isolation": report["mode"],
-            "launcher_runs": used,
+            "launcher_runs": used, "zygote_runs": forked,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "figures": [asdict(f) for f in figs]}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1) + "\n")

@@ -4,7 +4,9 @@
 
 Prints a table of medians (and 90th percentiles) over `--runs` runs of
 
-* `python -c pass`: `run_process` (own process group, nothing else) vs `run_sandboxed`;
+* `python -c pass`: `run_process` (own process group, nothing else) vs `run_sandboxed`, and
+  `run_sandboxed` started through bwrap vs from a pre-forked sandbox (core/sandbox/zygote.py;
+  wall only: `benchmarks/overhead.py` counts the CPU);
 * the oracle fix of a gait episode: the fixrunner under plain `run_process` (as the suite ran it
   before the sandbox) vs `GaitSuite.run_program` (the sandbox, as the suite runs it now);
 * the pieces: one cgroup set created, limited and removed; bwrap alone around `/bin/true`;
@@ -15,6 +17,7 @@ and the isolation features active on this machine. The target is under 150 ms ad
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +28,7 @@ from pathlib import Path
 from simreflect.core import sandbox
 from simreflect.core.program import run_process
 from simreflect.core.sandbox import SANDBOX_WORKDIR, Limits, isolation_report, run_sandboxed
+from simreflect.core.sandbox import zygote
 from simreflect.suites.gait.build import build_benchmark
 from simreflect.suites.gait.fixrunner import RIG_FILE
 from simreflect.suites.gait.suite import FIX_SCRIPT, GaitSuite
@@ -65,6 +69,19 @@ def main() -> None:
             assert r.ok, r.output_tail
 
         rows.append(("python -c pass", timed(plain_pass, args.runs), timed(sandboxed_pass, args.runs)))
+        if sandbox._probe()["bwrap"]:
+            previous = os.environ.get(zygote.ZYGOTE_ENV)
+            try:
+                os.environ[zygote.ZYGOTE_ENV] = "0"
+                through_bwrap = timed(sandboxed_pass, args.runs)
+                os.environ[zygote.ZYGOTE_ENV] = "1"
+                from_zygote = timed(sandboxed_pass, args.runs)
+            finally:
+                if previous is None:
+                    os.environ.pop(zygote.ZYGOTE_ENV, None)
+                else:
+                    os.environ[zygote.ZYGOTE_ENV] = previous
+            rows.append(("sandboxed python -c pass: bwrap vs zygote", through_bwrap, from_zygote))
 
         bench = tmp / "bench"
         build_benchmark(bench, seed=0, episodes=2, workers=1, gifs=False)

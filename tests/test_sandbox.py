@@ -97,10 +97,11 @@ def _sha(path: str) -> str:
 
 
 def _own_cgroup_leftovers() -> list[str]:
-    """This process's run cgroups that are still there, apart from the one of the launcher waiting
-    for the next run (core/sandbox/launcher.py: made ahead, not left behind)."""
+    """This process's run cgroups that are still there, apart from the ones of the launcher and
+    the pre-forked sandboxes waiting for the next runs (core/sandbox/launcher.py, zygote.py: made
+    ahead, not left behind)."""
     mine = f"simreflect-{os.getpid()}-"
-    waiting = _waiting_launcher_cgroups()
+    waiting = _waiting_cgroups()
     left = []
     for spec in REPORT["cgroup"].values():
         base = Path(spec.split(":", 1)[1])
@@ -109,17 +110,28 @@ def _own_cgroup_leftovers() -> list[str]:
     return left
 
 
-def _waiting_launcher_cgroups() -> set[str]:
+def _waiting_cgroups() -> set[str]:
     from simreflect.core.sandbox import launcher
 
     pool = launcher._POOL
-    if pool is None or not pool.wait_ready(30):
-        return set()
-    ready = [w for w in list(pool._ready.queue) if w is not None and w.proc.poll() is None]
+    ready = []
+    if pool is not None and pool.wait_ready(30):
+        ready = [w for w in list(pool._ready.queue) if w is not None and w.proc.poll() is None]
     for w in ready:  # holding nothing but the launcher itself
         for _, d in w.cgroup.dirs.values():
             assert (d / "cgroup.procs").read_text().split() == [str(w.proc.pid)]
-    return {w.cgroup.name for w in ready}
+    names = {w.cgroup.name for w in ready}
+    from simreflect.core.sandbox import zygote
+
+    boxes = zygote._POOL
+    if boxes is not None and boxes.wait_ready(30):
+        for box in list(boxes._ready.queue):  # its monitor, the namespace's init, the program's process
+            if box.alive():
+                for _, d in box.cgroup.dirs.values():
+                    procs = (d / "cgroup.procs").read_text().split()
+                    assert len(procs) == 3 and str(box.pid) in procs, procs
+                names.add(box.cgroup.name)
+    return names
 
 
 # ----- the corpus --------------------------------------------------------------------------------

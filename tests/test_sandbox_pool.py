@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(not FULL, reason="needs bubblewrap and the memor
 def launchers_on(monkeypatch):
     """Launchers are off by default (they cost CPU); these tests are about runs that start from them."""
     monkeypatch.setenv("SIMREFLECT_SANDBOX_LAUNCHERS", "1")
+    monkeypatch.setenv("SIMREFLECT_SANDBOX_ZYGOTE", "0")  # a pre-forked sandbox is taken before a launcher
 
 #: The first program leaves whatever it can: a file in /tmp and in the work directory's parent's
 #: view, an environment variable, a module on sys.path, an inherited open fd, a daemon process,

@@ -61,7 +61,10 @@ The package, one job per module: limits (Limits, the paths inside, the errors, t
 sandbox sees), cgroups (a run's cgroup), spawn (starting a confined process), probe (what works
 here), workdir (the work directory's watch and safe file access), outcome (what stopped a program),
 prepare (what every start does first), launcher (pre-started launchers: the cgroup join and the
-fork done ahead of the run, each launcher used once), run (`run_sandboxed`), session (`open_session`).
+fork done ahead of the run, each launcher used once), zygote and zygote_program (pre-forked
+sandboxes from a pre-loaded trusted interpreter: the cgroup join, the namespaces and the shared part
+of the root done ahead, each sandbox used once; the default, off with SIMREFLECT_SANDBOX_ZYGOTE=0), run
+(`run_sandboxed`), session (`open_session`).
 """
 
 from simreflect.core.sandbox.bwrap import _bwrap_argv, _python_paths

@@ -12,14 +12,16 @@ from simreflect.core.sandbox.cgroups import _RunCgroup
 from simreflect.core.sandbox.launcher import take_launcher
 from simreflect.core.sandbox.limits import Limits, SandboxUnavailable
 from simreflect.core.sandbox.modules import _module_files
+from simreflect.core.sandbox.zygote import take_sandbox
 
 
 def _prepare(workdir: Path, readonly_paths: Iterable[Path], package_modules: Iterable[str] | None, limits: Limits,
              strict: bool):
     """What `run_sandboxed` and `open_session` do before starting a program: check the paths, list
     the package files to show, probe the isolation, and set up the run's cgroup (or refuse, when
-    strict and degraded). Under bwrap the cgroup is a pre-started launcher's, when one is ready
-    (launcher.py): the start then skips the cgroup join and the fork."""
+    strict and degraded). Under bwrap the cgroup is a pre-forked sandbox's (zygote.py) or a
+    pre-started launcher's (launcher.py), when one is ready: the start then skips the cgroup join
+    and the fork (and, from a sandbox, bwrap and the interpreter's start)."""
     workdir = Path(workdir).resolve()
     if not workdir.is_dir():
         raise FileNotFoundError(f"work directory {workdir} does not exist")
@@ -32,7 +34,9 @@ def _prepare(workdir: Path, readonly_paths: Iterable[Path], package_modules: Ite
     degraded = [probe["degraded"]] if probe.get("degraded") else []
     if strict and degraded:
         raise SandboxUnavailable(degraded[0])
-    launcher = take_launcher(probe["_cgroups"]) if probe["mode"] == "bwrap" else None
+    launcher = None
+    if probe["mode"] == "bwrap":
+        launcher = take_sandbox(probe["_cgroups"]) or take_launcher(probe["_cgroups"])
     if launcher is not None:
         launcher.cgroup.apply(limits)
         if launcher.cgroup.problems:  # a limit below what the launcher holds: start the usual way

@@ -328,6 +328,7 @@ class SandboxSession:
             return self._result
         proc, cg = self._proc, self._cg
         stopped: str | None = None
+        killed_by_us = False
         try:
             if self._error is None:
                 try:
@@ -343,6 +344,9 @@ class SandboxSession:
                     stopped = "linger"
             else:
                 stopped = self._error.kind
+                if stopped == "closed":  # it may be ending on its own: its status, not our kill's
+                    wait_exit(proc, 0.5)
+            killed_by_us = stopped is not None and proc.poll() is None
             if stopped is not None:
                 kill_group(proc.pid)
                 if cg is not None:
@@ -382,6 +386,8 @@ class SandboxSession:
             status, exit_code, reason = "error", exit_code, f"protocol: {self._error}"
         elif kind == "closed" and status == "ok":
             status, reason = "error", f"protocol: {self._error} (exit code 0)"
+        elif kind == "closed" and killed_by_us:  # it closed the reply channel and went on running
+            status, reason = "error", f"protocol: {self._error} (it closed the reply channel and was stopped)"
         elif stopped == "linger":
             status, reason = "timeout", f"timeout: the program did not end within {grace_s:g} s of its last request"
             hit = [*hit, "wall_time"] if "wall_time" not in hit else hit
