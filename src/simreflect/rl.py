@@ -4,6 +4,13 @@
     group = group_rollouts("gait", task="ep07", chat=my_chat, group_size=8, level="L2")
     # group.trajectories[i].messages / .rewards / .attempts, group.advantages -> your trainer's loss
 
+A GRPO group of programs for one task, each graded alone from the task's first state, in
+parallel across the cores (core/batch.py; docs/rl.md):
+
+    from simreflect.rl import evaluate_group
+    members = evaluate_group("pace", "statics_bridge.stage1", programs, workers=None)
+    rewards = [m.attempt_reward for m in members]   # in the programs' order
+
 `chat(messages) -> str` is any function that asks the policy: an OpenAI-compatible endpoint
 (e.g. vLLM serving the policy being trained) through `simreflect.agents.llm.LLMAgent.complete`,
 or a local model's generate.
@@ -21,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from simreflect.agents.parse import parse_answer
+from simreflect.core.batch import GroupMember
 from simreflect.core.env import RepairEnv
 from simreflect.core.records import Attempt
 from simreflect.core.returns import ReturnRule
@@ -89,3 +97,19 @@ def group_rollouts(suite: str, task: str, chat: Chat, group_size: int = 8, **env
     finally:
         env.close()
     return Group(trajectories, group_advantages([t.ret for t in trajectories]))
+
+
+def evaluate_group(suite: str, task: str, programs: list[str | None], workers: int | None = None,
+                   **env_kwargs) -> list[GroupMember]:
+    """Every program of a GRPO group played as the first round of `task`, each on its own copy of
+    the task's workspace, in parallel across `workers` processes (default: the cores this process
+    may use); member i is what `RepairEnv.step(programs[i])` returns after `reset` to the task
+    (core.batch.GroupMember: record, attempt_reward, reward, passed, observation). `env_kwargs` are
+    RepairEnv's (level, budget, timeout_s, bench, ...). Many groups: keep one environment and call
+    `env.evaluate_batch` after each `reset`, so the worker pool is started once."""
+    env = RepairEnv(suite, **env_kwargs)
+    try:
+        env.reset(options={"task": task})
+        return env.evaluate_batch(programs, workers=workers)
+    finally:
+        env.close()

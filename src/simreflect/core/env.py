@@ -23,6 +23,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from simreflect.core.batch import BatchEvaluator, GroupMember, RoundState
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.records import RoundRecord
 from simreflect.core.registry import get_suite
@@ -74,6 +75,7 @@ class RepairEnv(gym.Env):
         self._round = 0
         self._attempt_rewards: list[float] = []
         self._records: list[RoundRecord] = []
+        self._batch: BatchEvaluator | None = None
 
     @property
     def records(self) -> tuple[RoundRecord, ...]:
@@ -148,6 +150,29 @@ class RepairEnv(gym.Env):
         info["harness_error"] = played.record.harness_error  # the harness failed on this input (None: it did not)
         return obs, reward, terminated, truncated, info
 
+    def round_state(self) -> RoundState:
+        """The state the next round starts from (core.batch.RoundState): the accepted workspace, its
+        verdict and report, the round number and the episode's earlier attempt rewards."""
+        if self._task is None or self._state is None:
+            raise RuntimeError("call reset() before round_state()")
+        if self._round >= self.budget or self._verdict.passed:
+            raise RuntimeError("the episode is over; call reset()")
+        return RoundState(self.suite, self._task, self._state, self._verdict, self._report, self._round + 1,
+                          self.budget, self.timeout_s, self.level, self.returns, tuple(self._attempt_rewards))
+
+    def evaluate_batch(self, programs: list[str | None], workers: int | None = None) -> list[GroupMember]:
+        """A GRPO group: every program played as the next round from the current state, each on its
+        own copy of the workspace, in parallel across `workers` processes (default: the cores this
+        process may use; 1: here, one after the other); the episode does not advance. Member i is
+        what `step(programs[i])` would return from this state: its record, attempt reward, step
+        reward, pass and observation (core.batch). The worker pool is kept until close()."""
+        state = self.round_state()
+        if self._batch is None or (workers is not None and workers != self._batch.workers):
+            if self._batch is not None:
+                self._batch.close()
+            self._batch = BatchEvaluator(workers)
+        return self._batch.play(state, programs)
+
     def _info(self, result) -> dict[str, Any]:
         """`errors`, `passed` and `score` describe the workspace as the last accepted round left it;
         `attempt_reward` is the latest attempt's own reward (None before the first)."""
@@ -165,6 +190,9 @@ class RepairEnv(gym.Env):
 
     def close(self) -> None:
         self._cleanup()
+        if self._batch is not None:
+            self._batch.close()
+            self._batch = None
 
 
 def default_bench(suite: str, seed: int = 0) -> Path:
