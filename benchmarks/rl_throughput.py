@@ -6,8 +6,9 @@
 
 A fixed set of programs on one task (default statics_bridge on its first target stage): the
 oracle (passes), a broken variant (the source design, which fails in the target) and a crashing
-one (raises at build). Each is played as `step()` right after a `reset()` (the reset is not
-timed: it verifies the source workspace, once per episode). Per step it measures
+one (raises at build). Each is played as `step()` right after a `reset()` (the reset is timed
+apart, `reset_ms`: it verifies the task's opening workspace, since this change once per task and
+environment, then copies it). Per step it measures
 
 * wall: perf_counter around step();
 * cpu: this process's CPU plus the CPU of every sandbox run in the meantime, read from each run's
@@ -109,7 +110,10 @@ def measure_steps(env: Any, task: str, progs: dict[str, str], reps: int, meter: 
         for name, prog in progs.items():
             walls, cpus, boxed = [], [], []
             for i in range(reps + 1):  # the first is a warm-up
+                t_reset = time.perf_counter()
                 env.reset(options={"task": task})
+                if i:
+                    timings["reset"].append(time.perf_counter() - t_reset)
                 box0, cpu0, t0 = meter.total_s, time.process_time(), time.perf_counter()
                 before = dict(prof.seconds)
                 env.step(prog)
@@ -133,26 +137,25 @@ def measure_steps(env: Any, task: str, progs: dict[str, str], reps: int, meter: 
     return out
 
 
-def measure_group(task: str, progs: dict[str, str], group: int, workers: int, reps: int,
-                  meter: SandboxCpu) -> dict[str, Any]:
-    from simreflect.rl import evaluate_group
+def measure_group(env: Any, task: str, progs: dict[str, str], group: int, workers: int,
+                  reps: int) -> dict[str, Any]:
+    """A group of `group` programs (the fixed set repeated) from the task's first state by
+    env.evaluate_batch, its pool kept across the repetitions (the first one, which starts it, is
+    the warm-up). The workers' CPU is not metered (their sandboxes' cgroups are read in the
+    workers): per core is the wall throughput over the workers that can run at once."""
     batch = [list(progs.values())[i % len(progs)] for i in range(group)]
-    walls, cpus = [], []
+    walls = []
     for i in range(reps + 1):
-        box0, cpu0, t0 = meter.total_s, time.process_time(), time.perf_counter()
-        results = evaluate_group("pace", task, batch, workers=workers)
+        env.reset(options={"task": task})
+        t0 = time.perf_counter()
+        members = env.unwrapped.evaluate_batch(batch, workers=workers)
         wall = time.perf_counter() - t0
-        assert len(results) == group
-        if i == 0:
-            continue
-        walls.append(wall)
-        # the workers' own CPU (children) plus the sandboxes' (their cgroups, metered in the workers
-        # is not possible from here: os.times counts waited-for children)
-        cpus.append(time.process_time() - cpu0 + meter.total_s - box0)
-    t = os.times()
-    return {"group": group, "workers": workers, "wall_ms": _ms(walls),
-            "per_s_wall": round(group / statistics.median(walls), 2),
-            "children_cpu_s_total": round(t.children_user + t.children_system, 2)}
+        assert len(members) == group
+        if i:
+            walls.append(wall)
+    per_s = group / statistics.median(walls)
+    return {"group": group, "workers": workers, "wall_ms": _ms(walls), "per_s_wall": round(per_s, 2),
+            "per_s_core": round(per_s / min(workers, os.cpu_count() or 1), 2)}
 
 
 def _ms(xs: list[float]) -> float:
@@ -175,7 +178,7 @@ def main() -> None:
     load0 = os.getloadavg()
     with meter.installed():
         steps = measure_steps(env, args.task, progs, args.reps, meter)
-        groups = [measure_group(args.task, progs, args.group, int(w), max(1, args.reps // 3), meter)
+        groups = [measure_group(env, args.task, progs, args.group, int(w), max(1, args.reps // 3))
                   for w in args.workers.split(",") if w]
     env.close()
     load = os.getloadavg()
@@ -192,7 +195,7 @@ def main() -> None:
         print(f"  {k:<42} {v:9.2f}")
     for g in groups:
         print(f"\nbatch: group {g['group']}, {g['workers']} worker(s): {g['wall_ms']:.1f} ms, "
-              f"{g['per_s_wall']:.2f} evaluations/s of wall time")
+              f"{g['per_s_wall']:.2f} evaluations/s of wall time, {g['per_s_core']:.2f} per core")
     out = args.out or cache_dir() / "benchmarks" / f"rl_throughput-{args.label}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"label": args.label, "task": args.task, "load": list(load), "load_start": list(load0),
