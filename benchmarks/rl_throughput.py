@@ -16,8 +16,9 @@ environment, then copies it). Per step it measures
 * evaluations per second per core: 1 / cpu (what one core sustains), and 1 / wall (one step
   after the other, as a single-threaded trainer sees it).
 
-The profile of one step splits the wall time into: sandbox (the program's process: start, build,
-controller replies, close: pace's Timings.program_s), engine (b2World.Step), the pace harness
+The profile of one step splits the wall time into: the sandbox (its start, open_session; the
+build request; its close; pace's Timings.program_s counts the time waiting for the program, the
+close only after a build), engine (b2World.Step), the pace harness
 (world building, checks, scoring, feedback text: Timings.harness_s), the workspace copies and
 checks (copy_workspace), the report and prompt (observe, round_feedback) and the rest (records,
 info). With --workers the batch API (simreflect.rl.evaluate_group) plays a group of --group
@@ -79,8 +80,11 @@ def profile_targets() -> list[tuple[Any, str, str]]:
     from simreflect.core import attempt as attempt_mod
     from simreflect.core import env as env_mod
     from simreflect.core import rounds as rounds_mod
+    from simreflect.suites.pace.evaluate import SandboxChannel
     from simreflect.suites.pace.suite import PaceSuite
-    return [(rounds_mod, "copy_workspace", "workspace copy"), (attempt_mod, "copy_workspace", "workspace check"),
+    return [(SandboxChannel, "__init__", "sandbox start (open_session)"),
+            (SandboxChannel, "request", "sandbox build request"), (SandboxChannel, "close", "sandbox close"),
+            (rounds_mod, "copy_workspace", "workspace copy"), (attempt_mod, "copy_workspace", "workspace check"),
             (PaceSuite, "observe", "report (observe)"), (env_mod, "round_feedback", "prompt (round_feedback)"),
             (PaceSuite, "verify", "verify (verdict)"), (PaceSuite, "run_program", "run_program")]
 
@@ -123,10 +127,16 @@ def measure_steps(env: Any, task: str, progs: dict[str, str], reps: int, meter: 
                 walls.append(wall)
                 boxed.append(meter.total_s - box0)
                 cpus.append(time.process_time() - cpu0 + boxed[-1])
-                for k, v in prof.seconds.items():
-                    timings[f"{name}: {k}"].append(v - before.get(k, 0.0))
-                timings[f"{name}: wall"].append(wall)
+                spent = {k: v - before.get(k, 0.0) for k, v in prof.seconds.items()}
+                for k, v in spent.items():
+                    timings[f"{name}: {k}"].append(v)
                 art = runs[-1] if runs else None
+                sandbox = sum(v for k, v in spent.items() if k.startswith("sandbox"))
+                engine = art.timings.engine_s if isinstance(art, Evaluation) else 0.0
+                timings[f"{name}: run_program outside sandbox and engine"].append(
+                    spent.get("run_program", 0.0) - sandbox - engine)
+                timings[f"{name}: step outside run_program"].append(wall - spent.get("run_program", 0.0))
+                timings[f"{name}: wall"].append(wall)
                 if isinstance(art, Evaluation):
                     for k in ("program_s", "engine_s", "harness_s"):
                         timings[f"{name}: pace {k}"].append(getattr(art.timings, k))
