@@ -100,3 +100,42 @@ def test_groups_and_workers_are_bounded():
         with pytest.raises(ValueError, match="workers"):
             check_group(["pass"], bad)
     assert check_group(["a", "b"], 8) == (["a", "b"], 2)
+
+
+def test_a_worker_killed_under_a_group_costs_only_a_replay():
+    """A worker process that dies (here: SIGKILL while it runs a looping program) breaks the pool;
+    the members it did not return are played again, each in a worker of its own, and come to what
+    they would have come to."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from simreflect.core.batch import BatchEvaluator
+
+    env = RepairEnv("pace", level="L2", tasks=TASK, timeout_s=3)
+    try:
+        env.reset(options={"task": TASK})
+        oracle = env.suite.oracle(env._task)
+        state = env.round_state()
+        with BatchEvaluator(workers=2) as evaluator:
+            def kill_one_worker() -> None:
+                for _ in range(200):
+                    pool = evaluator._pool
+                    if pool is not None and pool._processes:
+                        time.sleep(1.0)  # both workers are inside their looping programs
+                        os.kill(next(iter(pool._processes)), signal.SIGKILL)
+                        return
+                    time.sleep(0.05)
+
+            killer = threading.Thread(target=kill_one_worker)
+            killer.start()
+            members = evaluator.play(state, [LOOP, LOOP, oracle])
+            killer.join()
+            assert evaluator.replayed >= 1
+    finally:
+        env.close()
+    assert [m.index for m in members] == [0, 1, 2]
+    assert [m.record.program["status"] for m in members[:2]] == ["timeout", "timeout"]
+    assert members[2].passed and members[2].attempt_reward == 1.0
+    assert all(m.harness_error is None for m in members)

@@ -22,6 +22,7 @@ import os
 import shutil
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -30,7 +31,8 @@ from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.lifetime import worker_pool
 from simreflect.core.records import RoundRecord
 from simreflect.core.returns import ReturnRule
-from simreflect.core.rounds import play_round, round_feedback
+from simreflect.core.attempt import HarnessFailure
+from simreflect.core.rounds import PlayedRound, failed_round, play_round, round_feedback
 from simreflect.core.suite import Suite
 from simreflect.core.task import Task
 from simreflect.core.verdict import Verdict
@@ -117,18 +119,31 @@ def play_member(state: RoundState, index: int, program: str | None, scratch: Pat
     and removed after."""
     work = Path(scratch) / f"member{index}"
     try:
-        played = play_round(state.suite, state.task, work, state.workspace, state.verdict, state.report,
-                            program, state.round_no, state.timeout_s, state.level)
-        outcome = played.outcome
-        reward = float(state.suite.crash_reward)
-        if outcome is not None and outcome.verdict is not None:
-            reward = float(outcome.verdict.reward)
-        observation = round_feedback(state.round_no + 1, state.budget, played.record, played.report)
-        prior = list(state.prior_rewards)
-        step_reward = state.returns.of(prior + [reward]) - state.returns.of(prior)
-        return GroupMember(index, played.record, reward, step_reward, bool(played.verdict.passed), observation)
+        return member_of(state, index, play_round(state.suite, state.task, work, state.workspace, state.verdict,
+                                                  state.report, program, state.round_no, state.timeout_s,
+                                                  state.level))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def member_of(state: RoundState, index: int, played: PlayedRound) -> GroupMember:
+    """A played round as a member of the group: its rewards and the observation after it."""
+    outcome = played.outcome
+    reward = float(state.suite.crash_reward)
+    if outcome is not None and outcome.verdict is not None:
+        reward = float(outcome.verdict.reward)
+    observation = round_feedback(state.round_no + 1, state.budget, played.record, played.report)
+    prior = list(state.prior_rewards)
+    step_reward = state.returns.of(prior + [reward]) - state.returns.of(prior)
+    return GroupMember(index, played.record, reward, step_reward, bool(played.verdict.passed), observation)
+
+
+def worker_died(state: RoundState, index: int, program: str | None, error: BaseException) -> GroupMember:
+    """The member whose worker process died under it twice (once among the group, once alone): that
+    program's harness failure (stage "worker"), the crash reward, the others untouched."""
+    failure = HarnessFailure.of("worker", error)
+    return member_of(state, index, failed_round(state.task, state.workspace, state.verdict, state.report, program,
+                                                state.round_no, failure))
 
 
 def _play_chunk(state: RoundState, members: list[tuple[int, str | None]], scratch: str) -> list[GroupMember]:
@@ -139,11 +154,15 @@ class BatchEvaluator:
     """Plays groups of programs from a RoundState in up to `workers` processes (default: the cores
     this process may use). The pool is started on the first parallel group and kept for the next
     ones; close() (or a with block) stops it. With one worker, or a group of one, the programs are
-    played in this process, one after the other."""
+    played in this process, one after the other. A worker that dies (killed from outside, say)
+    breaks the pool: the members it left unanswered are played again, each in a worker of its own,
+    and one whose worker dies again is that member's harness failure (stage "worker"), never the
+    group's."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = check_workers(workers)
         self._pool: ProcessPoolExecutor | None = None
+        self.replayed = 0  # members played again because a worker process died under the group
 
     def play(self, state: RoundState, programs: Sequence[str | None]) -> list[GroupMember]:
         """Every program of the group played from `state`, the results in the programs' order."""
@@ -154,8 +173,27 @@ class BatchEvaluator:
             pool = self._start()
             # one program per task, handed out as workers free up: a slow program holds one worker only
             futures = [pool.submit(_play_chunk, state, [(i, p)], scratch) for i, p in enumerate(group)]
-            out = [m for f in futures for m in f.result()]
-        return sorted(out, key=lambda m: m.index)
+            out: dict[int, GroupMember] = {}
+            lost: list[int] = []
+            for i, f in enumerate(futures):
+                try:
+                    out[i] = f.result()[0]
+                except BrokenProcessPool:  # a worker died: every member it did not return is played again
+                    lost.append(i)
+            if lost:
+                self.close()
+                for i in lost:
+                    out[i] = self._alone(state, i, group[i], scratch)
+                    self.replayed += 1
+        return [out[i] for i in range(len(group))]
+
+    def _alone(self, state: RoundState, index: int, program: str | None, scratch: str) -> GroupMember:
+        """A member played again in a worker of its own: the group's pool broke while it was pending."""
+        with worker_pool(1) as pool:
+            try:
+                return pool.submit(_play_chunk, state, [(index, program)], scratch).result()[0]
+            except BrokenProcessPool as e:
+                return worker_died(state, index, program, e)
 
     def _start(self) -> ProcessPoolExecutor:
         if self._pool is None:
