@@ -22,13 +22,15 @@ gets a higher advantage than a first-attempt solve.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from simreflect.agents.parse import parse_answer
-from simreflect.core.batch import GroupMember
+from simreflect.core.batch import GroupMember, check_group
 from simreflect.core.env import RepairEnv
 from simreflect.core.records import Attempt
 from simreflect.core.returns import ReturnRule
@@ -90,13 +92,45 @@ def group_advantages(returns: list[float], eps: float = 1e-6) -> list[float]:
     return ((r - r.mean()) / (r.std() + eps)).tolist()
 
 
-def group_rollouts(suite: str, task: str, chat: Chat, group_size: int = 8, **env_kwargs) -> Group:
-    env = RepairEnv(suite, **env_kwargs)
-    try:
-        trajectories = [rollout(env, chat, task=task) for _ in range(group_size)]
-    finally:
-        env.close()
+def group_rollouts(suite: str, task: str, chat: Chat, group_size: int = 8, workers: int = 1,
+                   **env_kwargs) -> Group:
+    """`group_size` multi-turn rollouts of `task` and their group-relative advantages. With
+    `workers` > 1 that many rollouts run at once, in threads, each with an environment of its own
+    (the sandboxes and the waits for `chat` overlap; `chat` must then be safe to call from several
+    threads, as an HTTP client of a batching server such as vLLM is). The trajectories are in the
+    order they were started."""
+    check_group([None] * group_size, workers)
+    if workers == 1:
+        env = RepairEnv(suite, **env_kwargs)
+        try:
+            trajectories = [rollout(env, chat, task=task) for _ in range(group_size)]
+        finally:
+            env.close()
+    else:
+        trajectories = _parallel_rollouts(suite, task, chat, group_size, workers, env_kwargs)
     return Group(trajectories, group_advantages([t.ret for t in trajectories]))
+
+
+def _parallel_rollouts(suite: str, task: str, chat: Chat, group_size: int, workers: int,
+                       env_kwargs: dict) -> list[Rollout]:
+    local = threading.local()
+    envs: list[RepairEnv] = []
+    lock = threading.Lock()
+
+    def one(_: int) -> Rollout:
+        env = getattr(local, "env", None)
+        if env is None:
+            env = local.env = RepairEnv(suite, **env_kwargs)
+            with lock:
+                envs.append(env)
+        return rollout(env, chat, task=task)
+
+    try:
+        with ThreadPoolExecutor(max_workers=min(workers, group_size), thread_name_prefix="rollout") as pool:
+            return list(pool.map(one, range(group_size)))
+    finally:
+        for env in envs:
+            env.close()
 
 
 def evaluate_group(suite: str, task: str, programs: list[str | None], workers: int | None = None,
