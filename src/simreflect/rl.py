@@ -4,6 +4,13 @@
     group = group_rollouts("gait", task="ep07", chat=my_chat, group_size=8, level="L2")
     # group.trajectories[i].messages / .rewards / .attempts, group.advantages -> your trainer's loss
 
+A GRPO group of programs for one task, each graded alone from the task's first state, in
+parallel across the cores (core/batch.py; docs/rl.md):
+
+    from simreflect.rl import evaluate_group
+    members = evaluate_group("pace", "statics_bridge.stage1", programs, workers=None)
+    rewards = [m.attempt_reward for m in members]   # in the programs' order
+
 `chat(messages) -> str` is any function that asks the policy: an OpenAI-compatible endpoint
 (e.g. vLLM serving the policy being trained) through `simreflect.agents.llm.LLMAgent.complete`,
 or a local model's generate.
@@ -15,12 +22,15 @@ gets a higher advantage than a first-attempt solve.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from simreflect.agents.parse import parse_answer
+from simreflect.core.batch import GroupMember, check_group
 from simreflect.core.env import RepairEnv
 from simreflect.core.records import Attempt
 from simreflect.core.returns import ReturnRule
@@ -82,10 +92,58 @@ def group_advantages(returns: list[float], eps: float = 1e-6) -> list[float]:
     return ((r - r.mean()) / (r.std() + eps)).tolist()
 
 
-def group_rollouts(suite: str, task: str, chat: Chat, group_size: int = 8, **env_kwargs) -> Group:
+def group_rollouts(suite: str, task: str, chat: Chat, group_size: int = 8, workers: int = 1,
+                   **env_kwargs) -> Group:
+    """`group_size` multi-turn rollouts of `task` and their group-relative advantages. With
+    `workers` > 1 that many rollouts run at once, in threads, each with an environment of its own
+    (the sandboxes and the waits for `chat` overlap; `chat` must then be safe to call from several
+    threads, as an HTTP client of a batching server such as vLLM is). The trajectories are in the
+    order they were started."""
+    check_group([None] * group_size, workers)
+    if workers == 1:
+        env = RepairEnv(suite, **env_kwargs)
+        try:
+            trajectories = [rollout(env, chat, task=task) for _ in range(group_size)]
+        finally:
+            env.close()
+    else:
+        trajectories = _parallel_rollouts(suite, task, chat, group_size, workers, env_kwargs)
+    return Group(trajectories, group_advantages([t.ret for t in trajectories]))
+
+
+def _parallel_rollouts(suite: str, task: str, chat: Chat, group_size: int, workers: int,
+                       env_kwargs: dict) -> list[Rollout]:
+    local = threading.local()
+    envs: list[RepairEnv] = []
+    lock = threading.Lock()
+
+    def one(_: int) -> Rollout:
+        env = getattr(local, "env", None)
+        if env is None:
+            env = local.env = RepairEnv(suite, **env_kwargs)
+            with lock:
+                envs.append(env)
+        return rollout(env, chat, task=task)
+
+    try:
+        with ThreadPoolExecutor(max_workers=min(workers, group_size), thread_name_prefix="rollout") as pool:
+            return list(pool.map(one, range(group_size)))
+    finally:
+        for env in envs:
+            env.close()
+
+
+def evaluate_group(suite: str, task: str, programs: list[str | None], workers: int | None = None,
+                   **env_kwargs) -> list[GroupMember]:
+    """Every program of a GRPO group played as the first round of `task`, each on its own copy of
+    the task's workspace, in parallel across `workers` processes (default: the cores this process
+    may use); member i is what `RepairEnv.step(programs[i])` returns after `reset` to the task
+    (core.batch.GroupMember: record, attempt_reward, reward, passed, observation). `env_kwargs` are
+    RepairEnv's (level, budget, timeout_s, bench, ...). Many groups: keep one environment and call
+    `env.evaluate_batch` after each `reset`, so the worker pool is started once."""
     env = RepairEnv(suite, **env_kwargs)
     try:
-        trajectories = [rollout(env, chat, task=task) for _ in range(group_size)]
+        env.reset(options={"task": task})
+        return env.evaluate_batch(programs, workers=workers)
     finally:
         env.close()
-    return Group(trajectories, group_advantages([t.ret for t in trajectories]))

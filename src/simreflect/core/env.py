@@ -12,10 +12,15 @@ Rewards (core/returns.py, docs/rl.md): an attempt earns its own verdict's reward
 reward; so does an answer that held no program: `step(None, error=why)`, a failed round with its reason); the episode return is the discounted best of those, `info["episode_return"]`; the reward
 step() returns is the change of that return, so the sum of step rewards is the episode return and
 no sequence of attempts sums to more than a solve on the first attempt.
+
+evaluate_batch(programs) plays a GRPO group from the current state, each program on its own copy
+of the workspace, in parallel worker processes (core/batch.py); the episode does not advance.
+A task's opening workspace and its verdict are made once per environment and copied on reset.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -23,14 +28,19 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from simreflect.core.batch import BatchEvaluator, GroupMember, RoundState
 from simreflect.core.evidence import EvidenceLevel
 from simreflect.core.records import RoundRecord
 from simreflect.core.registry import get_suite
 from simreflect.core.returns import ReturnRule, budget_discount
 from simreflect.core.rounds import play_round, round_feedback, system_prompt
 from simreflect.core.selection import select_ids
+from simreflect.core.verdict import Verdict
+from simreflect.core.workspace import copy_workspace
 
 MAX_TEXT = 400_000
+#: Tasks whose opening (prepared workspace and its verdict) one environment keeps for its next resets.
+MAX_OPENINGS = 64
 #: Every Unicode character of the Basic Multilingual Plane except surrogates: any program fits.
 CHARSET = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF)
 
@@ -74,6 +84,13 @@ class RepairEnv(gym.Env):
         self._round = 0
         self._attempt_rewards: list[float] = []
         self._records: list[RoundRecord] = []
+        self._batch: BatchEvaluator | None = None
+        # a task's opening workspace and verdict, prepared and verified once: the verifier is
+        # deterministic (rescore holds every suite to it), and verifying the start costs a whole
+        # evaluation (pace: a sandboxed run of the source design), as much as a step
+        self._openings_dir: tempfile.TemporaryDirectory | None = None
+        self._openings: dict[str, tuple[Path, Verdict]] = {}
+        self._opened = 0
 
     @property
     def records(self) -> tuple[RoundRecord, ...]:
@@ -95,8 +112,7 @@ class RepairEnv(gym.Env):
         self._cleanup()
         self._tmp = tempfile.TemporaryDirectory(prefix="simreflect-env-")
         self._state = Path(self._tmp.name) / "round0"
-        self.suite.prepare_workspace(self._task, self._state)
-        self._verdict = self.suite.verify(self._task, self._state)
+        self._verdict = self._open(self._task, self._state)
         self._round = 0
         self._attempt_rewards = []
         self._records = []
@@ -105,6 +121,27 @@ class RepairEnv(gym.Env):
         self._opening = round_feedback(1, self.budget, None, self._report)
         obs = self._system + "\n\n" + self._opening
         return obs, self._info(None)
+
+    def _open(self, task, workdir: Path) -> Verdict:
+        """Prepare `task`'s workspace in `workdir` and return its verdict: the first time by the
+        suite (prepare_workspace, verify), then as a copy of what that left."""
+        kept = self._openings.get(task.id)
+        if kept is not None:
+            copy_workspace(kept[0], workdir)
+            return kept[1]
+        self.suite.prepare_workspace(task, workdir)
+        verdict = self.suite.verify(task, workdir)
+        if self._openings_dir is None:
+            self._openings_dir = tempfile.TemporaryDirectory(prefix="simreflect-env-openings-")
+        if len(self._openings) >= MAX_OPENINGS:  # the oldest goes
+            oldest, (path, _) = next(iter(self._openings.items()))
+            del self._openings[oldest]
+            shutil.rmtree(path, ignore_errors=True)
+        self._opened += 1
+        kept_dir = Path(self._openings_dir.name) / f"opening{self._opened}"
+        copy_workspace(workdir, kept_dir)
+        self._openings[task.id] = (kept_dir, verdict)
+        return verdict
 
     @property
     def report(self) -> str:
@@ -148,6 +185,29 @@ class RepairEnv(gym.Env):
         info["harness_error"] = played.record.harness_error  # the harness failed on this input (None: it did not)
         return obs, reward, terminated, truncated, info
 
+    def round_state(self) -> RoundState:
+        """The state the next round starts from (core.batch.RoundState): the accepted workspace, its
+        verdict and report, the round number and the episode's earlier attempt rewards."""
+        if self._task is None or self._state is None:
+            raise RuntimeError("call reset() before round_state()")
+        if self._round >= self.budget or self._verdict.passed:
+            raise RuntimeError("the episode is over; call reset()")
+        return RoundState(self.suite, self._task, self._state, self._verdict, self._report, self._round + 1,
+                          self.budget, self.timeout_s, self.level, self.returns, tuple(self._attempt_rewards))
+
+    def evaluate_batch(self, programs: list[str | None], workers: int | None = None) -> list[GroupMember]:
+        """A GRPO group: every program played as the next round from the current state, each on its
+        own copy of the workspace, in parallel across `workers` processes (default: the cores this
+        process may use; 1: here, one after the other); the episode does not advance. Member i is
+        what `step(programs[i])` would return from this state: its record, attempt reward, step
+        reward, pass and observation (core.batch). The worker pool is kept until close()."""
+        state = self.round_state()
+        if self._batch is None or (workers is not None and workers != self._batch.workers):
+            if self._batch is not None:
+                self._batch.close()
+            self._batch = BatchEvaluator(workers)
+        return self._batch.play(state, programs)
+
     def _info(self, result) -> dict[str, Any]:
         """`errors`, `passed` and `score` describe the workspace as the last accepted round left it;
         `attempt_reward` is the latest attempt's own reward (None before the first)."""
@@ -165,6 +225,13 @@ class RepairEnv(gym.Env):
 
     def close(self) -> None:
         self._cleanup()
+        self._openings.clear()
+        if self._openings_dir is not None:
+            self._openings_dir.cleanup()
+            self._openings_dir = None
+        if self._batch is not None:
+            self._batch.close()
+            self._batch = None
 
 
 def default_bench(suite: str, seed: int = 0) -> Path:

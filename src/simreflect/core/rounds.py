@@ -79,6 +79,17 @@ def play_round(suite: Suite, task: Task, work: Path, state: Path, before: Verdic
     return PlayedRound(record, outcome, work, outcome.verdict, outcome.report)
 
 
+def failed_round(task: Task, state: Path, before: Verdict, report: str, program: str | None, round_no: int,
+                 failure: HarnessFailure) -> PlayedRound:
+    """The round of `program` when the trusted side failed on it before an outcome came back (a
+    worker process of a batch that died on it): recorded as that step's harness failure, the
+    workspace, verdict and report unchanged."""
+    start = RoundRecord(round=round_no, script=program, errors_before=tuple(before.errors),
+                        score_before=before.score, report=report)
+    outcome = AttemptOutcome(None, harness=failure)
+    return PlayedRound(replace(start, **_outcome_fields(outcome, before)), outcome, state, before, report)
+
+
 def _outcome_fields(outcome: AttemptOutcome, before: Verdict) -> dict[str, Any]:
     """The fields of a round record that say what its attempt came to (`before`: the verdict it
     started from, which stands when the attempt changed nothing)."""
