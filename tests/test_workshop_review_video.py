@@ -1,0 +1,142 @@
+"""The workshop's review video, rendered for real (MuJoCo's Renderer on headless EGL, ffmpeg): the
+caption strip changes with the time, the close camera follows the hand, the MP4 has the frames the
+record's length asks for, and rendering a record three times as long takes no more memory.
+
+Rendering runs in a fresh process each time: MuJoCo picks its GL backend (MUJOCO_GL) when it is
+first imported, and another test of this worker may have imported it already."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simreflect.suites.workshop.review_events import load_timeline
+from simreflect.suites.workshop.review_overlay import caption
+from simreflect.suites.workshop.session import Session
+
+_FRAMES_SCRIPT = r"""
+import json, sys
+import numpy as np
+from simreflect.suites.workshop.render import Layout, RenderUnavailable, review_frames
+root, out, fps, w, h = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+try:
+    frames, meta = [], []
+    for f in review_frames(root, fps=fps, tile=(w, h)):
+        frames.append(f.pixels.copy())
+        meta.append({"time": f.time, "command": f.moment.command, "hand": f.moment.hand, "drawn": f.drawn})
+except RenderUnavailable as e:
+    print("NO-GL", e); sys.exit(3)
+np.save(out + ".npy", np.stack(frames))
+json.dump(meta, open(out + ".json", "w"))
+"""
+
+_PEAK_SCRIPT = r"""
+import resource, sys
+from simreflect.suites.workshop.render import RenderUnavailable, render_review
+try:
+    path = render_review(sys.argv[1], sys.argv[2], fps=int(sys.argv[3]), tile=(int(sys.argv[4]), int(sys.argv[5])))
+except RenderUnavailable as e:
+    print("NO-GL", e); sys.exit(3)
+print(path)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _env() -> dict:
+    return {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
+
+
+def _run(script: str, *args) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-c", script, *map(str, args)], capture_output=True, text=True,
+                          timeout=600, env=_env())
+    if proc.returncode == 3 and "NO-GL" in proc.stdout:
+        pytest.skip(f"no headless GL backend (needs libegl1 + libegl-mesa0, or libosmesa6): {proc.stdout[-300:]}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def _record(root: Path, seconds: float) -> Path:
+    """A record of the left arm sliding right and back (seconds of simulated time, about)."""
+    session = Session.for_build("place", 0, record_dir=root)
+    t, k = 0.0, 0
+    while t < seconds - 1e-9:
+        d = min(1.0, seconds - t)
+        session.act({"segments": [{"type": "move", "duration": d,
+                                   "left": {"joints": {"base_x": 0.25 if k % 2 == 0 else -0.25}}}]})
+        t, k = t + d, k + 1
+    session.note({"text": "slid back and forth"})
+    session.finish({"summary": "done"})
+    return root
+
+
+def _frames(tmp_path: Path, root: Path, fps: int, tile=(160, 120)):
+    out = tmp_path / "frames"
+    _run(_FRAMES_SCRIPT, root, out, fps, *tile)
+    return np.load(str(out) + ".npy"), json.loads(Path(str(out) + ".json").read_text())
+
+
+def test_caption_strip_shows_time_and_the_close_camera_follows_the_hand(tmp_path):
+    root = _record(tmp_path / "rec", 2.0)
+    frames, meta = _frames(tmp_path, root, fps=5)
+    w, h = 160, 120
+    assert frames.shape[1:] == (2 * h + 24, 2 * w, 3)
+    strip = frames[:, 2 * h:]
+    close = frames[:, h:2 * h, w:]  # the fourth tile
+    assert meta[0]["hand"] == "left" and meta[-1]["command"] >= 2
+    # the strip's text differs between two times (and says the time)
+    assert not np.array_equal(strip[0], strip[3])
+    assert caption(meta[3]["time"], load_timeline(root).at(meta[3]["time"]))[0].startswith("t    0.60 s")
+    # the left hand slides: the close view (following it) changes from frame to frame
+    assert np.abs(close[1].astype(int) - close[4].astype(int)).mean() > 1.0
+    # the fixed views see the arm move too
+    behind = frames[:, :h, :w]
+    assert not np.array_equal(behind[1], behind[4])
+
+
+def test_review_video_has_the_frames_of_the_record(tmp_path):
+    root = _record(tmp_path / "rec", 1.5)
+    proc = subprocess.run([sys.executable, "-m", "simreflect.suites.workshop.commands", "render", str(root),
+                           "--fps", "6", "--width", "160", "--height", "120"],
+                          capture_output=True, text=True, timeout=300, env=_env())
+    if proc.returncode == 2 and "no headless OpenGL backend" in proc.stderr:
+        pytest.skip(f"no headless GL backend: {proc.stderr[-300:]}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    video = Path(proc.stdout.split()[-1])
+    assert video.name in ("review.mp4", "review.gif") and video.parent == root / "videos"
+    from simreflect.suites.workshop.recording import load_poses
+    from simreflect.suites.workshop.render import frame_times
+
+    poses = load_poses(root)
+    expected = len(frame_times(float(poses[0, 0]), float(poses[-1, 0]), 6))
+    assert expected == 16  # 0 .. 2.5 s (1.5 s of moves and the 1 s finish settle) at 6 fps
+    if video.suffix == ".mp4" and shutil.which("ffprobe"):
+        probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                "stream=nb_read_frames,width,height", "-of", "json", str(video)],
+                               capture_output=True, text=True, timeout=60)
+        stream = json.loads(probe.stdout)["streams"][0]
+        assert int(stream["nb_read_frames"]) == expected
+        assert (stream["width"], stream["height"]) == (320, 264)
+    else:
+        from PIL import Image
+
+        assert Image.open(video).n_frames == expected
+
+
+@pytest.mark.slow
+def test_rendering_a_three_times_longer_record_takes_no_more_memory(tmp_path):
+    peaks = {}
+    for name, seconds in (("short", 8.0), ("long", 24.0)):
+        root = _record(tmp_path / name, seconds)
+        proc = _run(_PEAK_SCRIPT, root, tmp_path / f"{name}-videos", 10, 160, 120)
+        path, peak_kb = proc.stdout.split()[-2:]
+        assert Path(path).stat().st_size > 0
+        peaks[name] = int(peak_kb) / 1024
+    # frames held in memory would add 160 more of 320x264x3 bytes (40 MB) for the long record
+    assert peaks["long"] < peaks["short"] + 20, peaks
