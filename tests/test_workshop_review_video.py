@@ -140,3 +140,39 @@ def test_rendering_a_three_times_longer_record_takes_no_more_memory(tmp_path):
         peaks[name] = int(peak_kb) / 1024
     # frames held in memory would add 160 more of 320x264x3 bytes (40 MB) for the long record
     assert peaks["long"] < peaks["short"] + 20, peaks
+
+
+def test_timeline_of_a_real_record_and_of_a_damaged_one(tmp_path):
+    root = _record(tmp_path / "rec", 1.0)
+    tl = load_timeline(root)
+    assert tl.labels[0] == "move left" and tl.hands[0] == "left"
+    assert tl.events[-2] == "note: slid back and forth" and tl.events[-1] == "finish"
+    assert tl.at(0.0).command == 1 and tl.at(1e9).command == len(tl.ends)
+    # a record from elsewhere: garbage lines, an over-long note, wrong types; nothing raises
+    from simreflect.suites.workshop.recording import COMMANDS_FILE
+    from simreflect.suites.workshop.review_events import MAX_LABEL_CHARS
+
+    lines = (root / COMMANDS_FILE).read_text().splitlines()
+    bad = ["not json", "[1, 2]", '{"kind": "act", "time": "soon"}', '{"kind": "note", "time": 0.5, "request": '
+           '{"text": "' + "\\u0007x" * 5000 + '"}}', '{"kind": "act", "time": 0.6, "request": {"segments": 5}, '
+           '"result": {"results": [{"events": [1, null, {"a": 2}]}]}, "snapshot": {"hold_refs": [["left", 7], 3]}}',
+           '{"kind": "act", "time": NaN}', "{" * 100_000]
+    (root / COMMANDS_FILE).write_text("\n".join(lines[:1] + bad + lines[1:]) + "\n")
+    damaged = load_timeline(root)
+    assert len(damaged.ends) == len(tl.ends) + 2  # the note and the act with odd fields are kept
+    assert all(len(s) <= MAX_LABEL_CHARS and s.isprintable() for s in damaged.labels + damaged.events)
+    assert damaged.ends == sorted(damaged.ends)
+
+
+def test_a_record_whose_poses_do_not_fit_its_model_is_refused(tmp_path):
+    from simreflect.suites.workshop.recording import META_FILE
+    from simreflect.suites.workshop.render import RenderRefused, _load_model
+
+    root = _record(tmp_path / "rec", 0.5)
+    meta = json.loads((root / META_FILE).read_text())
+    (root / META_FILE).write_text(json.dumps({**meta, "nq": meta["nq"] + 1}))
+    with pytest.raises(RenderRefused, match="nq"):
+        _load_model(root)
+    (root / "model.xml").write_text("<mujoco><worldbody><geom type='nonsense'/></worldbody></mujoco>")
+    with pytest.raises(RenderRefused, match="does not load"):
+        _load_model(root)
