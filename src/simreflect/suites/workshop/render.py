@@ -219,6 +219,9 @@ def review_frames(root: Path, fps: int = DEFAULT_FPS, tile: tuple[int, int] = DE
         return
     timeline = timeline if timeline is not None else load_timeline(root)
     start, end = poses.span()
+    if not (np.isfinite(start) and np.isfinite(end)):
+        poses.close()
+        raise RenderRefused(f"{POSES_FILE} has a time that is not a finite number")
     times = frame_times(start, end, fps, max_frames)
     w, h = layout.size
     canvas = np.zeros((h, w, 3), np.uint8)
