@@ -32,7 +32,7 @@ import numpy as np
 
 from simreflect.suites.workshop.recording import META_FILE, MODEL_FILE, POSES_FILE
 from simreflect.suites.workshop.review_events import Moment, Timeline, load_timeline
-from simreflect.suites.workshop.review_overlay import STRIP_HEIGHT, draw_strip
+from simreflect.suites.workshop.review_overlay import STRIP_HEIGHT, draw_strip, draw_tile_label
 from simreflect.suites.workshop.review_views import FIXED_VIEWS, TILE_NAMES, close_view, set_camera
 from simreflect.suites.workshop.review_writer import VideoWriter
 
@@ -242,11 +242,13 @@ def review_frames(root: Path, fps: int = DEFAULT_FPS, tile: tuple[int, int] = DE
                 for k, view in enumerate(FIXED_VIEWS):
                     r.update_scene(data, camera=cams[k])
                     canvas[layout.tile_box(k)] = r.render()
+                    draw_tile_label(canvas[layout.tile_box(k)], view.name)
             focus = (moment.hand, moment.held)
             if moved or focus != last_focus:
                 set_camera(cams[3], close_view(_focus(model, data, moment)))
                 r.update_scene(data, camera=cams[3])
                 canvas[layout.tile_box(3)] = r.render()
+                draw_tile_label(canvas[layout.tile_box(3)], f"{moment.hand} hand")
             draw_strip(canvas[layout.strip_box()], float(t), moment)
             yield ReviewFrame(i, len(times), float(t), moment, canvas, moved or focus != last_focus)
             last_row, last_focus = row, focus

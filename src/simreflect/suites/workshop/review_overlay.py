@@ -43,3 +43,21 @@ def draw_strip(strip: np.ndarray, t: float, moment: Moment) -> None:
     x = 6 + int(d.textlength(left, font=font)) + 14
     d.text((x, y), right, fill=EVENT_COLOUR, font=font)
     strip[:] = np.asarray(img)
+
+
+@lru_cache(maxsize=16)
+def _label_patch(text: str, height: int) -> np.ndarray:
+    font = _font(max(8, height * 3 // 4))
+    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    width = int(probe.textlength(text, font=font)) + 8
+    img = Image.new("RGB", (width, height), BACKGROUND)
+    ImageDraw.Draw(img).text((4, 0), text, fill=FOREGROUND, font=font)
+    return np.asarray(img)
+
+
+def draw_tile_label(tile: np.ndarray, text: str) -> None:
+    """A small name in the tile's top left corner (written in place)."""
+    h, w = tile.shape[:2]
+    patch = _label_patch(text[:40], max(10, h // 14))
+    ph, pw = min(patch.shape[0], h), min(patch.shape[1], w)
+    tile[:ph, :pw] = patch[:ph, :pw]

@@ -32,7 +32,7 @@ class View:
 
 #: The fixed views, in tile order (the close view is the fourth tile).
 FIXED_VIEWS = (
-    View("behind", (0.0, -0.12, TABLE_TOP + 0.1), 1.55, -90.0, -52.0),
+    View("behind", (0.0, -0.25, TABLE_TOP + 0.12), 1.5, -90.0, -58.0),
     View("top", (-0.3, -0.12, TABLE_TOP), 1.75, 90.0, -89.0),
     View("left", (-0.35, -0.05, TABLE_TOP + 0.05), 1.45, 0.0, -50.0),
 )
