@@ -176,3 +176,51 @@ def test_a_record_whose_poses_do_not_fit_its_model_is_refused(tmp_path):
     (root / "model.xml").write_text("<mujoco><worldbody><geom type='nonsense'/></worldbody></mujoco>")
     with pytest.raises(RenderRefused, match="does not load"):
         _load_model(root)
+
+
+_DRIVE_SCRIPT = r"""
+import json, sys
+import numpy as np
+from simreflect.suites.workshop.render import RenderUnavailable, review_frames
+root, out, t0 = sys.argv[1], sys.argv[2], float(sys.argv[3])
+try:
+    frames = []
+    for f in review_frames(root, fps=10, tile=(240, 180), from_time=t0):
+        frames.append(f.pixels.copy())
+        if len(frames) == 3:
+            break
+except RenderUnavailable as e:
+    print("NO-GL", e); sys.exit(3)
+np.save(out, np.stack(frames))
+"""
+
+
+def _red(pixels: np.ndarray) -> np.ndarray:
+    p = pixels.astype(int)
+    return (p[..., 0] > 150) & (p[..., 1] < 70) & (p[..., 2] < 70)
+
+
+@pytest.mark.slow
+def test_the_close_camera_sees_the_screw_being_driven(tmp_path):
+    from simreflect.suites.workshop.client import WorkshopClient
+    from simreflect.suites.workshop.reference import lap
+    from simreflect.suites.workshop.service import ServiceThread
+
+    root = tmp_path / "lap"
+    with ServiceThread(Session.for_build("lap", 0, record_dir=root)) as svc:
+        assert lap.run(WorkshopClient(svc.url))["ok"]
+    tl = load_timeline(root)
+    k = tl.labels.index("drive screw0")
+    drive = [i for i in range(k, len(tl.labels)) if tl.labels[i] == "drive screw0"]
+    t_mid = tl.ends[drive[len(drive) // 2]]  # well into the drive: the bit is in the head
+    moment = tl.at(t_mid)
+    assert moment.hand == "right" and moment.held == "drill0" and "screw0" in moment.label
+    out = tmp_path / "drive.npy"
+    _run(_DRIVE_SCRIPT, root, out, t_mid)
+    frames = np.load(out)
+    w, h = 240, 180
+    close = frames[:, h:2 * h, w:]
+    centre = close[:, h // 4: 3 * h // 4, w // 4: 3 * w // 4]  # the close view looks at the bit tip
+    assert all(_red(c).sum() > 30 for c in centre), [int(_red(c).sum()) for c in centre]
+    # the screws stand out red in the fixed views too (three in the comb or in the boards)
+    assert _red(frames[0][:h, :w]).sum() > 10

@@ -203,8 +203,10 @@ def frame_times(start: float, end: float, fps: int, max_frames: Optional[int] = 
 
 
 def review_frames(root: Path, fps: int = DEFAULT_FPS, tile: tuple[int, int] = DEFAULT_TILE,
-                  max_frames: Optional[int] = None, timeline: Optional[Timeline] = None) -> Iterator[ReviewFrame]:
-    """The frames of a record's review video, one at a time (see the module doc)."""
+                  max_frames: Optional[int] = None, timeline: Optional[Timeline] = None,
+                  from_time: float = -np.inf) -> Iterator[ReviewFrame]:
+    """The frames of a record's review video, one at a time (see the module doc); with
+    `from_time`, only those from that simulated time on (a look at one moment)."""
     import mujoco
 
     root = Path(root)
@@ -233,6 +235,8 @@ def review_frames(root: Path, fps: int = DEFAULT_FPS, tile: tuple[int, int] = DE
     last_focus: Optional[tuple] = None
     try:
         for i, t in enumerate(times):
+            if t < from_time:
+                continue
             row = poses.at(float(t))
             moment = timeline.at(float(t))
             moved = last_row is None or not np.array_equal(row, last_row)
