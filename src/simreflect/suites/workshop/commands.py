@@ -70,21 +70,25 @@ def grade_cmd(
 def render_cmd(
     record: Path = typer.Argument(..., exists=True, file_okay=False, help="A record directory."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default RECORD/videos)."),
-    fps: int = typer.Option(15, "--fps", min=1, max=60),
-    width: int = typer.Option(480, "--width", min=64, max=1920),
-    height: int = typer.Option(360, "--height", min=64, max=1080),
-    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help="Render at most this many frames per camera."),
+    fps: int = typer.Option(10, "--fps", min=1, max=60),
+    width: int = typer.Option(320, "--width", min=64, max=1920, help="Width of one of the four tiles."),
+    height: int = typer.Option(240, "--height", min=64, max=1080, help="Height of one of the four tiles."),
+    max_frames: Optional[int] = typer.Option(None, "--max-frames", min=1, help="Render at most this many frames."),
 ) -> None:
-    """Render review videos of a record from the four fixed cameras (headless EGL or OSMesa)."""
+    """Render the review video of a record: four tiles (behind, top, left, the active hand up close)
+    and a caption strip (time, command, event), headless (EGL or OSMesa)."""
     import os
 
     os.environ.setdefault("MUJOCO_GL", "egl")  # before MuJoCo is imported: the GL backend is chosen then
-    from simreflect.suites.workshop.render import RenderUnavailable, render_record
+    from simreflect.suites.workshop.render import RenderRefused, RenderUnavailable, render_record
 
     try:
         paths = render_record(record, out, fps=fps, size=(width, height), max_frames=max_frames)
     except RenderUnavailable as e:
         typer.echo(f"error: no headless OpenGL backend: {e}", err=True)
+        raise typer.Exit(2)
+    except RenderRefused as e:
+        typer.echo(f"error: the record cannot be rendered: {e}", err=True)
         raise typer.Exit(2)
     for p in paths:
         typer.echo(str(p))
