@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simreflect.suites.workshop.builds.pose import is_flat, target_rotation
 from simreflect.suites.workshop.builds.spec import TABLE_TOP, BoardSpec, BuildSpec
 
 HZ = 180
@@ -356,8 +357,13 @@ def _board_body(b: BoardSpec) -> str:
 
 
 def _target_geom(b: BoardSpec) -> str:
-    x, y, z, yaw = b.target
     length, width, thick = b.size
+    if not is_flat(b.target):  # an outline with a full rotation: the whole box, faint (visual only)
+        q = quat_from_mat(target_rotation(b.target))
+        return (f'<geom name="target/{b.name}" type="box" size="{_n([length / 2, width / 2, thick / 2])}" '
+                f'pos="{_n(b.target[:3])}" quat="{_n(q)}" rgba="0.2 0.7 0.3 0.2" '
+                f'contype="0" conaffinity="0" group="2"/>')
+    x, y, z, yaw = b.target
     q = quat_from_mat(rot_z(yaw))
     # a flat outline marker at the target's bottom face (visual only)
     return (f'<geom name="target/{b.name}" type="box" size="{_n([length / 2, width / 2, 0.0004])}" '
