@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simreflect.suites.workshop import racks
 from simreflect.suites.workshop.builds.pose import is_flat, target_rotation
 from simreflect.suites.workshop.builds.spec import TABLE_TOP, BoardSpec, BuildSpec
 
@@ -158,10 +159,6 @@ HOME = {
 
 TABLE_CENTER = (0.0, 0.0)
 TABLE_HALF = (0.72, 0.36)
-RACK_X = -1.05  # stock rack centre x
-RACK_SUPPORT_DX = 0.16  # supports at RACK_X +- this
-RACK_Y0, RACK_PITCH = -0.16, 0.17
-RACK_BOTTOM_Z = 0.76  # height of a stock board's bottom centre line
 COMB_X = (-0.56, -0.42)  # screw comb columns
 COMB_Y0, COMB_PITCH = -0.27, 0.06
 COMB_RAIL_H = 0.03
@@ -231,32 +228,24 @@ CAMERAS = {
 }
 
 
-# ----- stock --------------------------------------------------------------------------------------
+# ----- stock (the slot layout is racks.py's) ------------------------------------------------------
 
-def stock_pose(board: BoardSpec) -> tuple[np.ndarray, np.ndarray]:
-    """Initial position and rotation matrix of a stock board on its rack slot: long axis along x,
-    tilted about x by the slot's tilt (its +y edge up), resting on the slot's supports and lip."""
-    length, width, thick = board.size
-    rot = rot_x(board.stock_tilt)
-    y = RACK_Y0 + RACK_PITCH * board.stock_slot
-    # the slot frame's origin is on the support plane at the lip; the board sits above it
-    origin = np.array([RACK_X, y, RACK_BOTTOM_Z])
-    pos = origin + rot @ np.array([board.stock_shift, width / 2 + 0.0005, thick / 2 + 0.0005])
-    return pos, rot
+def stock_pose(board: BoardSpec, spec: BuildSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Initial position and rotation matrix of a stock board on its rack slot (racks.stock_pose)."""
+    return racks.stock_pose(board, racks.slot_sites(spec)[board.stock_slot])
 
 
 def _rack_geoms(spec: BuildSpec) -> list[str]:
+    racks.check_boards(spec)
+    sites = racks.slot_sites(spec)
     out = []
-    slots = sorted({b.stock_slot for b in spec.boards})
     for b in spec.boards:
-        if b.stock_slot not in slots:
-            continue
-        slots.remove(b.stock_slot)
         width = b.size[1]
         rot = rot_x(b.stock_tilt)
         q = quat_from_mat(rot)
-        origin = np.array([RACK_X, RACK_Y0 + RACK_PITCH * b.stock_slot, RACK_BOTTOM_Z])
-        for k, dx in enumerate((-RACK_SUPPORT_DX, RACK_SUPPORT_DX)):
+        origin = sites[b.stock_slot].origin
+        sdx = racks.support_dx(b)
+        for k, dx in enumerate((-sdx, sdx)):
             sup = origin + rot @ np.array([dx, width / 2, -0.006])
             lip = origin + rot @ np.array([dx, -0.006, 0.008])
             out.append(f'<geom name="rack{b.stock_slot}_support{k}" type="box" size="0.025 {_n(width / 2 + 0.012)} 0.006" '
@@ -348,8 +337,8 @@ def _board_mesh(b: BoardSpec) -> str:
     return f'<mesh name="board/{b.name}" vertex="{_n(verts)}"/>'
 
 
-def _board_body(b: BoardSpec) -> str:
-    pos, rot = stock_pose(b)
+def _board_body(b: BoardSpec, spec: BuildSpec) -> str:
+    pos, rot = stock_pose(b, spec)
     return f"""<body name="{b.name}" pos="{_n(pos)}" quat="{_n(quat_from_mat(rot))}">
       <freejoint name="{b.name}"/>
       <geom name="{b.name}" type="mesh" mesh="board/{b.name}" mass="{_n(b.mass)}" material="wood" {_ct("object")} friction="0.6 0.01 0.0005"/>
@@ -489,7 +478,7 @@ def model_xml(spec: BuildSpec, noslip_iterations: int = NOSLIP_ITERATIONS) -> st
                          for k, (e, t) in CAMERAS.items())
     screws = "\n    ".join(_screw_body(k) for k in range(spec.screws))
     drills = "\n    ".join(_drill_body(k) for k in range(spec.drills))
-    boards = "\n    ".join(_board_body(b) for b in spec.boards)
+    boards = "\n    ".join(_board_body(b, spec) for b in spec.boards)
     targets = "\n    ".join(_target_geom(b) for b in spec.boards)
     eqs = []
     if spec.screws:
