@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simreflect.suites.workshop import racks
+from simreflect.suites.workshop import racks, supply
 from simreflect.suites.workshop.builds.pose import is_flat, target_rotation
 from simreflect.suites.workshop.builds.spec import TABLE_TOP, BoardSpec, BuildSpec
 
@@ -159,11 +159,9 @@ HOME = {
 
 TABLE_CENTER = (0.0, 0.0)
 TABLE_HALF = (0.72, 0.36)
-COMB_X = (-0.56, -0.42)  # screw comb columns
-COMB_Y0, COMB_PITCH = -0.27, 0.06
+COMB_Y0, COMB_PITCH = supply.COMB_Y0, supply.COMB_PITCH  # the screw combs (supply.py)
 COMB_RAIL_H = 0.03
 COMB_GAP = 0.0095
-DRILL_SLOTS = ((0.50, -0.22), (0.50, 0.02))
 
 SCREW_HEAD_HALF = (0.007, 0.007, 0.005)
 SCREW_LENGTH = 0.060  # under the head
@@ -236,7 +234,6 @@ def stock_pose(board: BoardSpec, spec: BuildSpec) -> tuple[np.ndarray, np.ndarra
 
 
 def _rack_geoms(spec: BuildSpec) -> list[str]:
-    racks.check_boards(spec)
     sites = racks.slot_sites(spec)
     out = []
     for b in spec.boards:
@@ -261,14 +258,19 @@ def _rack_geoms(spec: BuildSpec) -> list[str]:
 # ----- comb and screws ----------------------------------------------------------------------------
 
 def comb_cell(k: int) -> tuple[float, float]:
-    """Centre (x, y) of screw cell k in the comb: two columns, front to back."""
-    col, row = k % 2, k // 2
-    return COMB_X[col], COMB_Y0 + COMB_PITCH * row
+    """Centre (x, y) of screw cell k (supply.py: the combs, two columns each, front to back)."""
+    _, x, y = supply.screw_cell(k)
+    return x, y
 
 
 def _comb_geoms(n: int) -> list[str]:
-    if n == 0:
-        return []
+    out = []
+    for ci, (side, count) in enumerate(supply.comb_counts(n).items()):
+        out += _one_comb(supply.COMB_X[side], count, first_column=2 * ci)
+    return out
+
+
+def _one_comb(columns: tuple[float, float], n: int, first_column: int) -> list[str]:
     rows = (n + 1) // 2
     out = []
     y0 = COMB_Y0 - COMB_PITCH / 2
@@ -277,7 +279,8 @@ def _comb_geoms(n: int) -> list[str]:
     cy = (y0 + y1) / 2
     z = TABLE_TOP + COMB_RAIL_H / 2
     t = 0.003  # half thickness of rails and teeth
-    for c, x in enumerate(COMB_X):
+    for c, x in enumerate(columns):
+        c += first_column
         for side in (-1, 1):
             out.append(f'<geom name="comb{c}_rail{side:+d}" type="box" size="{t} {_n(half_len)} {_n(COMB_RAIL_H / 2)}" '
                        f'pos="{_n([x + side * (COMB_GAP / 2 + t), cy, z])}" material="steel" {_ct("static")}/>')
@@ -309,14 +312,14 @@ def _screw_body(k: int) -> str:
 
 # ----- drills -------------------------------------------------------------------------------------
 
-def drill_start(k: int) -> np.ndarray:
-    x, y = DRILL_SLOTS[k]
+def drill_start(k: int, screws: int = 0) -> np.ndarray:
+    x, y = supply.drill_slot(k, screws)
     return np.array([x, y, TABLE_TOP + DRILL_GRIP_HALF[2] + 0.0005])
 
 
-def _drill_body(k: int) -> str:
+def _drill_body(k: int, screws: int) -> str:
     gx, gy, gz = DRILL_GRIP_HALF
-    return f"""<body name="drill{k}" pos="{_n(drill_start(k))}">
+    return f"""<body name="drill{k}" pos="{_n(drill_start(k, screws))}">
       <freejoint name="drill{k}"/>
       <geom name="drill{k}/grip" type="box" size="{_n([gx, gy, gz])}" mass="{DRILL_MASS - 0.12}" material="drill" {_ct("drill")} friction="0.9 0.02 0.001"/>
       <geom name="drill{k}/chuck" type="capsule" fromto="{DRILL_CHUCK[0]} 0 0 {DRILL_CHUCK[1]} 0 0" size="{DRILL_CHUCK[2]}" mass="0.1" material="steel" {_ct("drill")}/>
@@ -471,13 +474,16 @@ def home_qpos(side: str, short: str) -> float:
 # ----- the model ----------------------------------------------------------------------------------
 
 def model_xml(spec: BuildSpec, noslip_iterations: int = NOSLIP_ITERATIONS) -> str:
-    """The MJCF of a build (deterministic: the same spec gives the same string)."""
+    """The MJCF of a build (deterministic: the same spec gives the same string); ValueError for a
+    build whose boards fit no stock slot or whose screws and drills the supply cannot hold."""
+    racks.check_boards(spec)
+    supply.check_counts(spec.screws, spec.drills)
     tx, ty = TABLE_CENTER
     hx, hy = TABLE_HALF
     cams = "\n    ".join(f'<camera name="{k}" pos="{_n(e)}" xyaxes="{look_at(e, t)}" fovy="45"/>'
                          for k, (e, t) in CAMERAS.items())
     screws = "\n    ".join(_screw_body(k) for k in range(spec.screws))
-    drills = "\n    ".join(_drill_body(k) for k in range(spec.drills))
+    drills = "\n    ".join(_drill_body(k, spec.screws) for k in range(spec.drills))
     boards = "\n    ".join(_board_body(b, spec) for b in spec.boards)
     targets = "\n    ".join(_target_geom(b) for b in spec.boards)
     eqs = []
