@@ -59,19 +59,51 @@ def test_the_slot_past_the_old_racks_end_is_out_of_reach():
     assert got["B4"].margin > 0 > got["B5"].margin
 
 
-def test_every_screw_cell_is_on_the_table_and_within_its_combs_arm_reach():
+@pytest.mark.parametrize("screws", [14, supply.COMB_CELLS, supply.MAX_SCREWS])
+def test_every_screw_cell_is_on_the_table_and_within_its_arms_reach(screws):
     spec = get_build("bench").spec(0)
     worst = math.inf
-    for k in range(supply.MAX_SCREWS):
-        side, x, y = supply.screw_cell(k)
-        # the cell and its comb (rails to half a pitch behind the back row) on the table
-        assert abs(x) + world.COMB_GAP < world.TABLE_HALF[0] and abs(y) + world.COMB_PITCH / 2 <= world.TABLE_HALF[1] + 1e-9
-        r = reach.wrist_reach(side, reach.pinch_wrist(world.screw_start(k)), spec)
+    for k in range(screws):
+        c = supply.cell(k, screws)
+        # the cell and its comb or stand (half a pitch around it) on the table
+        half = supply.STAND_DY / 2 if supply.uses_stands(screws) else world.COMB_PITCH / 2
+        assert abs(c.x) + 0.04 < world.TABLE_HALF[0] and abs(c.y) + half <= world.TABLE_HALF[1] + 1e-9
+        r = reach.wrist_reach(c.side, reach.pinch_wrist(world.screw_start(k, screws)), spec)
         assert r.margin > 0.05, (k, r)
         worst = min(worst, r.margin)
-    print(f"worst screw cell reach margin {worst * 1000:.1f} mm")
+    print(f"{screws} screws: worst screw cell reach margin {worst * 1000:.1f} mm")
     with pytest.raises(ValueError):
         supply.check_counts(supply.MAX_SCREWS + 1, 1)
+
+
+def _farthest_cell(side: str, screws: int) -> int:
+    hx, hy = world.BASE_HOME[side]
+    shoulder = np.array([hx, hy + world.SHOULDER_OFFSET[1], world.SHOULDER_OFFSET[2]])
+    mine = [k for k in range(screws) if supply.cell(k, screws).side == side]
+    return max(mine, key=lambda k: float(np.linalg.norm(world.screw_start(k, screws) - shoulder)))
+
+
+@pytest.mark.parametrize("side", world.SIDES)
+def test_the_farthest_screw_of_a_full_supply_is_picked_alone(side):
+    """The reference's scissor pick (reference/common.py) of the screw farthest from the arm, with
+    every other screw of the bench's 44 in place: it is held, nothing else moved."""
+    from simreflect.suites.workshop.client import LocalTransport, WorkshopClient
+    from simreflect.suites.workshop.reference.common import Workshop
+    from simreflect.suites.workshop.session import Session
+
+    spec = get_build("bench").spec(0)
+    assert spec.screws == 44
+    k = _farthest_cell(side, spec.screws)
+    assert supply.cell(k, spec.screws).row >= 4  # a back row
+    w = Workshop(WorkshopClient(LocalTransport(Session.for_build("bench", 0))))
+    w.hold_still(0.5)  # the screws settle into their sockets
+    before = w.state(fresh=True)["screws"]
+    w.pick_screw(side, f"screw{k}")
+    assert w.held(side, f"screw{k}")
+    after = w.state(fresh=True)["screws"]
+    moved = {n: float(np.linalg.norm(np.subtract(after[n]["pos"], before[n]["pos"]))) for n in before}
+    assert moved[f"screw{k}"] > 0.03
+    assert max(v for n, v in moved.items() if n != f"screw{k}") < 0.0005, moved
 
 
 def test_a_board_that_fits_no_slot_or_shares_one_is_refused():
@@ -109,7 +141,8 @@ def test_the_bench_world_builds_and_every_board_rests_in_its_rack(seed):
         assert np.linalg.norm(v) < 0.01
     for k in range(spec.screws):  # every screw stands in its cell on the table
         head = engine.data.xpos[engine.object_by_name[f"screw{k}"].body]
-        assert np.allclose(head[:2], world.comb_cell(k), atol=0.004) and head[2] > TABLE_TOP + world.SCREW_LENGTH
+        c = supply.cell(k, spec.screws)
+        assert np.allclose(head, world.screw_start(k, spec.screws), atol=0.002) and c.floor_z >= TABLE_TOP
     for k in range(spec.drills):
         assert engine.data.xpos[engine.object_by_name[f"drill{k}"].body][2] > TABLE_TOP
 

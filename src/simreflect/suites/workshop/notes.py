@@ -156,8 +156,11 @@ def workshop_geometry(spec: BuildSpec) -> dict[str, Any]:
                           "its low edge against the lip; `pos`/`rot` is its pose at rest",
                   "slots": racks.describe(spec)},
         "supply": {**supply.describe(spec.screws, spec.drills),
-                   "note": "each screw stands on its tip in a square socket of a comb; a comb's columns are picked "
-                           "from the front (-y): a hand reaching a back cell sweeps the cells in front of it"},
+                   "note": "each screw stands on its tip in a square socket (its floor at floor_z). A comb (up to 22 "
+                           "screws) stands on the table: a hand reaching a back cell from the front sweeps the cells "
+                           "in front of it, so take a column front to back. Past 22 screws each arm has a stepped "
+                           "stand: every row a step higher than the one in front, columns wider apart than a hand, "
+                           "so any screw can be taken first from the front"},
         "arm": {"shoulder_offset": list(world.SHOULDER_OFFSET), "upper_arm": world.UPPER_ARM,
                 "forearm": world.FOREARM, "wrist_to_hand": world.WRIST_TO_HAND,
                 "reach_max": reach.REACH_MAX, "reach_min": round(reach.REACH_MIN, 6),

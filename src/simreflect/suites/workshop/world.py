@@ -257,20 +257,21 @@ def _rack_geoms(spec: BuildSpec) -> list[str]:
 
 # ----- comb and screws ----------------------------------------------------------------------------
 
-def comb_cell(k: int) -> tuple[float, float]:
-    """Centre (x, y) of screw cell k (supply.py: the combs, two columns each, front to back)."""
-    _, x, y = supply.screw_cell(k)
-    return x, y
+def comb_cell(k: int, screws: int) -> tuple[float, float]:
+    """Centre (x, y) of screw cell k (supply.py)."""
+    c = supply.cell(k, screws)
+    return c.x, c.y
 
 
 def _comb_geoms(n: int) -> list[str]:
-    out = []
-    for ci, (side, count) in enumerate(supply.comb_counts(n).items()):
-        out += _one_comb(supply.COMB_X[side], count, first_column=2 * ci)
-    return out
+    if n == 0:
+        return []
+    if supply.uses_stands(n):
+        return [g for side, count in supply.stand_counts(n).items() for g in _stand(side, count, n)]
+    return _comb(n)
 
 
-def _one_comb(columns: tuple[float, float], n: int, first_column: int) -> list[str]:
+def _comb(n: int) -> list[str]:
     rows = (n + 1) // 2
     out = []
     y0 = COMB_Y0 - COMB_PITCH / 2
@@ -279,8 +280,7 @@ def _one_comb(columns: tuple[float, float], n: int, first_column: int) -> list[s
     cy = (y0 + y1) / 2
     z = TABLE_TOP + COMB_RAIL_H / 2
     t = 0.003  # half thickness of rails and teeth
-    for c, x in enumerate(columns):
-        c += first_column
+    for c, x in enumerate(supply.COMB_X):
         for side in (-1, 1):
             out.append(f'<geom name="comb{c}_rail{side:+d}" type="box" size="{t} {_n(half_len)} {_n(COMB_RAIL_H / 2)}" '
                        f'pos="{_n([x + side * (COMB_GAP / 2 + t), cy, z])}" material="steel" {_ct("static")}/>')
@@ -292,15 +292,42 @@ def _one_comb(columns: tuple[float, float], n: int, first_column: int) -> list[s
     return out
 
 
-def screw_start(k: int) -> np.ndarray:
+def _stand(side: str, count: int, screws: int) -> list[str]:
+    """A stepped stand: per row a step (a block whose top is the row's floor) and per cell a square
+    socket of four low walls."""
+    first = 0 if side == "left" else supply.STAND_CELLS
+    cells = [supply.cell(first + j, screws) for j in range(count)]
+    xs = supply.STAND_X[side]
+    half_x = (max(xs) - min(xs)) / 2 + 0.04
+    cx = (max(xs) + min(xs)) / 2
+    t, h = 0.003, supply.STAND_SOCKET_H
+    out = []
+    for r in sorted({c.row for c in cells}):
+        floor = TABLE_TOP + supply.STAND_STEP * r
+        y = supply.STAND_Y0 + supply.STAND_DY * r
+        if r > 0:
+            out.append(f'<geom name="stand_{side}_step{r}" type="box" size="{_n(half_x)} {_n(supply.STAND_DY / 2)} '
+                       f'{_n((floor - TABLE_TOP) / 2)}" pos="{_n([cx, y, (floor + TABLE_TOP) / 2])}" material="steel" '
+                       f'{_ct("static")}/>')
+    for c in cells:
+        z = c.floor_z + h / 2
+        for s in (-1, 1):
+            out.append(f'<geom type="box" size="{t} {_n(COMB_GAP / 2 + 2 * t)} {_n(h / 2)}" '
+                       f'pos="{_n([c.x + s * (COMB_GAP / 2 + t), c.y, z])}" material="steel" {_ct("static")}/>')
+            out.append(f'<geom type="box" size="{_n(COMB_GAP / 2)} {t} {_n(h / 2)}" '
+                       f'pos="{_n([c.x, c.y + s * (COMB_GAP / 2 + t), z])}" material="steel" {_ct("static")}/>')
+    return out
+
+
+def screw_start(k: int, screws: int) -> np.ndarray:
     """Initial position of screw k's body origin (head centre): standing on its tip in its cell."""
-    x, y = comb_cell(k)
-    return np.array([x, y, TABLE_TOP + SCREW_LENGTH + SCREW_HEAD_HALF[2] + 0.0005])
+    c = supply.cell(k, screws)
+    return np.array([c.x, c.y, c.floor_z + SCREW_LENGTH + SCREW_HEAD_HALF[2] + 0.0005])
 
 
-def _screw_body(k: int) -> str:
+def _screw_body(k: int, screws: int) -> str:
     hx, hy, hz = SCREW_HEAD_HALF
-    pos = screw_start(k)
+    pos = screw_start(k, screws)
     return f"""<body name="screw{k}" pos="{_n(pos)}">
       <freejoint name="screw{k}"/>
       <geom name="screw{k}/head" type="box" size="{_n([hx, hy, hz])}" mass="{SCREW_HEAD_MASS}" material="zinc" {_ct("object")} friction="{METAL_FRICTION}"/>
@@ -482,7 +509,7 @@ def model_xml(spec: BuildSpec, noslip_iterations: int = NOSLIP_ITERATIONS) -> st
     hx, hy = TABLE_HALF
     cams = "\n    ".join(f'<camera name="{k}" pos="{_n(e)}" xyaxes="{look_at(e, t)}" fovy="45"/>'
                          for k, (e, t) in CAMERAS.items())
-    screws = "\n    ".join(_screw_body(k) for k in range(spec.screws))
+    screws = "\n    ".join(_screw_body(k, spec.screws) for k in range(spec.screws))
     drills = "\n    ".join(_drill_body(k, spec.screws) for k in range(spec.drills))
     boards = "\n    ".join(_board_body(b, spec) for b in spec.boards)
     targets = "\n    ".join(_target_geom(b) for b in spec.boards)
