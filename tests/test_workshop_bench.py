@@ -159,3 +159,30 @@ def test_the_spec_document_gives_the_geometry_to_plan_with():
     assert doc["arm"]["upper_arm"] == world.UPPER_ARM and doc["arm"]["reach_max"] == pytest.approx(reach.REACH_MAX)
     assert doc["arm"]["base_travel"]["left"]["x"] == pytest.approx([-1.27, 0.63])
     assert "targets" in doc and "pitch" in doc["targets"]
+
+
+def _overlap(a: BoardSpec, b: BoardSpec) -> float:
+    """How far (m) two target outlines interpenetrate along their axis of least overlap (separating
+    axis test; negative: that far apart, 0: face on face)."""
+    pa, ra, ha = np.asarray(a.target[:3]), target_rotation(a.target), np.asarray(a.size) / 2
+    pb, rb, hb = np.asarray(b.target[:3]), target_rotation(b.target), np.asarray(b.size) / 2
+    axes = [ra[:, i] for i in range(3)] + [rb[:, i] for i in range(3)] + \
+           [np.cross(ra[:, i], rb[:, j]) for i in range(3) for j in range(3)]
+    least = math.inf
+    for ax in axes:
+        if np.linalg.norm(ax) < 1e-9:
+            continue
+        ax = ax / np.linalg.norm(ax)
+        reach_ = sum(ha[i] * abs(ra[:, i] @ ax) for i in range(3)) + sum(hb[i] * abs(rb[:, i] @ ax) for i in range(3))
+        least = min(least, reach_ - abs((pb - pa) @ ax))
+    return least
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_bench_outlines_touch_at_every_joint_and_overlap_nowhere(seed):
+    spec = get_build("bench").spec(seed)
+    for i, a in enumerate(spec.boards):
+        for b in spec.boards[i + 1:]:
+            assert _overlap(a, b) < 1e-6, (a.name, b.name)
+    for j in spec.joints:
+        assert _overlap(spec.board(j.top), spec.board(j.bottom)) > -1e-6, j.name  # face on face

@@ -5,7 +5,7 @@ upright legs outside it (standing on their ends, their faces on the runner's out
 ends) and a seat support on its edge between the legs' tops; then three seat slats lying flat across
 both supports. The screws go in horizontally through each leg into the runner and into the seat
 support (8 joints), and down through each slat into the supports' top edges (6 joints). The seat
-is 430 mm above the table top, 560 mm long and 350 mm deep.
+is 430 mm above the table top, 560 mm long and 340 mm deep.
 
 Sizes (length x width x thickness, mm), chosen for the table (1440 x 720 mm) and the racks
 (racks.py: 80-90 mm boards at 160-170 mm pitch on the left rack's five slots, 60 mm boards at 140 mm

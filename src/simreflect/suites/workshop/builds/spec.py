@@ -124,7 +124,7 @@ class BuildTemplate:
         for b in self.boards:
             x, y, z, yaw = b.target[:4]
             tx, ty = ox + c * x - s * y, oy + s * x + c * y
-            tilt = tuple(_r(a) for a in b.target[4:])  # pitch and roll, in the board's own turned frame
+            tilt = tuple(_r(a) for a in b.target[4:])  # pitch and roll as they are: the turn about z adds to yaw
             boards.append(BoardSpec(name=b.name, size=b.size, stock_slot=b.stock_slot,
                                     target=(_r(tx), _r(ty), _r(z), _r(_wrap(yaw + dyaw)), *tilt),
                                     stock_shift=_r(rng.uniform(-self.stock_shift, self.stock_shift)),
