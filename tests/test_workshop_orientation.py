@@ -111,7 +111,7 @@ def test_a_yaw_only_record_reads_and_grades_as_it_did():
     rot = rot_z(b.target[3])
     pos = np.asarray(b.target[:3]) + np.array([0.001, 0.0, 0.0])
     assert pose_errors(pos, rot, b.target)[1] == pytest.approx(0.0, abs=1e-9)
-    diag = grade(_state(pos, rot) | {}, BuildSpec(name="t", title="t", seed=1, boards=(
+    diag = grade(_state(pos, rot), BuildSpec(name="t", title="t", seed=1, boards=(
         BoardSpec("L", b.size, 0, b.target),))).diagnostics["boards"]["L"]
     assert "yaw_error_deg" in diag and "rotation_error_deg" not in diag
 
