@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simreflect.suites.workshop.builds.spec import TABLE_TOP
+
 SIDES = ("left", "right")
-TABLE_TOP = 0.72
 # the comb of the first builds
 COMB_X = (-0.56, -0.42)
 COMB_Y0, COMB_PITCH = -0.27, 0.06
