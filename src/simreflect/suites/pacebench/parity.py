@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import asdict, dataclass
 
 from simreflect.suites.pacebench import checkout
@@ -23,7 +24,7 @@ TARGETS = ("Stage-1", "Stage-2", "Stage-3", "Stage-4")
 #: Run in the harness's process: PACE-Bench's verifier exactly as `validate_task_references` calls it
 #: (PhysicsVerifier, the task's max steps, headless, no GIF), its results as JSON lines.
 _HARNESS = """
-import json, sys
+import json, sys, time
 from pace_bench.evaluation.verification.verifier import PhysicsVerifier
 from pace_bench.tasks.registry import get_reference_solution, get_registry, max_steps_for_task
 registry = get_registry()
@@ -32,11 +33,13 @@ for name, reference, environment in json.loads(sys.argv[1]):
     env = {str(e.environment_id): e for e in registry.environments(task)}[environment]
     verifier = PhysicsVerifier(task, env, max_steps=max_steps_for_task(task), headless=True, save_gif=False,
                                artifact_directory=None, registry=registry)
+    start = time.perf_counter()
     try:
         r = verifier.verify(get_reference_solution(task, reference), 0)
     finally:
         verifier.close()
-    print(json.dumps([task.name, reference, environment, r.success, r.score, r.error]), flush=True)
+    seconds = time.perf_counter() - start
+    print(json.dumps([task.name, reference, environment, r.success, r.score, r.error, seconds]), flush=True)
 """
 
 
@@ -48,6 +51,9 @@ class ControlScore:
     success: bool
     score: float
     error: str | None = None
+    #: Wall seconds of the evaluation alone (PACE-Bench: its verifier's verify and close, in its process;
+    #: simreflect: evaluate, the sandbox's start included); never part of what `compare` compares.
+    seconds: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -87,8 +93,11 @@ def simreflect_controls(items: list[tuple[str, str, str]], root: str | None = No
     out = []
     for name, reference, environment in items:
         spec = registry.resolve(name)
-        r = evaluate(name, environment, get_reference_solution(spec, reference), root=root)
-        out.append(ControlScore(spec.name, reference, environment, r.success, r.score, r.error))
+        program = get_reference_solution(spec, reference)
+        start = time.perf_counter()
+        r = evaluate(name, environment, program, root=root)
+        out.append(ControlScore(spec.name, reference, environment, r.success, r.score, r.error,
+                                time.perf_counter() - start))
     return out
 
 
