@@ -25,7 +25,6 @@ Timings are measurements on a shared machine, never asserted in tests.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import math
 import os
@@ -37,7 +36,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from simreflect.suites.pacebench import checkout
-from simreflect.suites.pacebench.parity import ControlScore, controls, pacebench_controls, simreflect_controls
+from simreflect.suites.pacebench.parity import (ControlScore, controls, pacebench_controls, simreflect_controls,
+                                                task_names)
 
 DEFAULT_RESULTS = Path("/work/pbcompare/results.jsonl")
 #: A results line longer than this is not ours (the file is ours, but a damaged one is not read whole).
@@ -191,14 +191,11 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    from pace_bench.tasks.registry import get_registry
-
-    names = [t.name for t in get_registry().benchmark_tasks]
-    if args.tasks:
-        names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in args.tasks)]
-        if not names:
-            print(f"error: no task matches {args.tasks}", file=sys.stderr)
-            return 2
+    try:
+        names = task_names(args.tasks)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     items = controls(round_robin(names))
     wanted = set(items)
     records = [r for r in read_results(args.results) if (r["task"], r["reference"], r["environment"]) in wanted]

@@ -53,6 +53,33 @@ def test_a_sample_of_the_controls_scores_as_pacebench_scores_it():
     assert [c.success for c in ours] == [True, False, True]  # the source fails the target
 
 
+@needs_checkout
+def test_the_validate_command_prints_a_row_of_controls_and_the_parity_of_a_task():
+    """`simreflect pacebench validate --tasks S_01 --stages 1 --parity`: the source on the source, on
+    Stage-1 and Stage-1's reference in one row, each as expected (the source fails the stage, the
+    reference passes) and scored as PACE-Bench scores it; a task or a stage that does not exist is a
+    usage error."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from simreflect.cli import app
+
+    r = CliRunner().invoke(app, ["pacebench", "validate", "--tasks", QUICK, "--stages", "1", "--parity"])
+    assert r.exit_code == 0, r.output
+    assert "1 task(s), 3 evaluations, 0 not as expected" in r.output
+    assert "parity with PACE-Bench: 3 of 3 identical" in r.output
+    row = next(line for line in r.output.splitlines() if f" {QUICK} " in line)
+    cells = [c.strip() for c in row.strip("│ ").split("│")]
+    assert cells[0] == QUICK and cells[-1] == "3/3" and len(cells) == 5, row
+    assert all(re.fullmatch(r"-?[0-9.]+ ok", c) for c in cells[1:4]), row
+    assert cells[1] == cells[3] == "100 ok" and cells[2].startswith("-"), row
+    r = CliRunner().invoke(app, ["pacebench", "validate", "--tasks", "X_99"])
+    assert r.exit_code == 2 and "no task matches 'X_99'" in r.output
+    r = CliRunner().invoke(app, ["pacebench", "validate", "--tasks", QUICK, "--stages", "5"])
+    assert r.exit_code == 2 and "no stage '5'" in r.output
+
+
 @pytest.mark.slow
 @needs_checkout
 @pytest.mark.skipif(os.environ.get("SIMREFLECT_PACEBENCH_FULL") != "1",

@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
+from simreflect.core.selection import select_ids
 from simreflect.suites.pacebench import checkout
 from simreflect.suites.pacebench.evaluate import evaluate
 
@@ -60,17 +61,32 @@ class ControlScore:
         return (self.task, self.reference, self.environment)
 
 
-def control_pairs(task: str) -> list[tuple[str, str]]:
-    """(reference environment, environment it runs on), in validate's order."""
+def expected_pass(reference: str, environment: str) -> bool:
+    """A control is expected to pass on its own environment (a reference on its stage, the source on the
+    source) and to fail elsewhere (the source on a target)."""
+    return reference == environment
+
+
+def task_names(patterns: list[str] | None = None, root: str | None = None) -> list[str]:
+    """PACE-Bench's benchmark tasks (S_01, ...) in its order, those matching `patterns` (ids or globs;
+    a pattern that matches nothing is a ValueError) when given."""
+    checkout.load(root)
+    from pace_bench.tasks.registry import get_registry
+
+    return select_ids([t.name for t in get_registry().benchmark_tasks], patterns or [])
+
+
+def control_pairs(task: str, stages: tuple[str, ...] = TARGETS) -> list[tuple[str, str]]:
+    """(reference environment, environment it runs on), in validate's order (of `stages` alone if given)."""
     out = [("Initial", "Initial")]
-    for stage in TARGETS:
+    for stage in (s for s in TARGETS if s in stages):
         out += [("Initial", stage), (stage, stage)]
     return out
 
 
-def controls(tasks: list[str]) -> list[tuple[str, str, str]]:
+def controls(tasks: list[str], stages: tuple[str, ...] = TARGETS) -> list[tuple[str, str, str]]:
     """(task, reference environment, environment it runs on) of `tasks`, in validate's order."""
-    return [(name, ref, env) for name in tasks for ref, env in control_pairs(name)]
+    return [(name, ref, env) for name in tasks for ref, env in control_pairs(name, stages)]
 
 
 def pacebench_controls(items: list[tuple[str, str, str]], root: str | None = None, python: str | None = None,
