@@ -98,6 +98,23 @@ def test_all_324_controls_score_as_pacebench_scores_them():
 
 @pytest.mark.slow
 @needs_checkout
+def test_one_control_of_every_task_scores_as_pacebench_scores_it():
+    """36 controls, one of each task (parity.one_control_each: every domain, the motor- and velocity-writing
+    tasks K_04, D_05, F_02, F_03, each kind of control four times), through both verifiers."""
+    from simreflect.suites.pacebench.parity import (compare, control_pairs, one_control_each, pacebench_controls,
+                                                    simreflect_controls, task_names)
+
+    items = one_control_each(task_names())
+    assert len(items) == 36 and {i[0][0] for i in items} == set("SKDFCE")
+    assert {i[0] for i in items} >= {"K_04", "D_05", "F_02", "F_03"}
+    assert sorted(control_pairs("S_01")) == sorted({(ref, env) for _, ref, env in items})
+    theirs, ours = pacebench_controls(items), simreflect_controls(items)
+    same, differences = compare(ours, theirs)
+    assert len(ours) == 36 and same == 36, differences
+
+
+@pytest.mark.slow
+@needs_checkout
 @pytest.mark.parametrize("name", ["S_01", "E_06", "F_03"])
 def test_every_control_of_a_task_scores_as_pacebench_scores_it(name):
     """All nine controls of a statics task, a short exotic one and the excavator (motor writes)."""

@@ -89,6 +89,19 @@ def controls(tasks: list[str], stages: tuple[str, ...] = TARGETS) -> list[tuple[
     return [(name, ref, env) for name in tasks for ref, env in control_pairs(name, stages)]
 
 
+def one_control_each(tasks: list[str]) -> list[tuple[str, str, str]]:
+    """One control of each task, the n-th task's (n mod 9)-th in validate's order: a sample that is the same
+    on every run, covers every task (so every domain and every task whose references write motors or
+    velocities) and takes each of the nine kinds of control (source on source, source on a stage, a stage's
+    reference) about equally often."""
+    out = []
+    for n, name in enumerate(tasks):
+        pairs = control_pairs(name)
+        ref, env = pairs[n % len(pairs)]
+        out.append((name, ref, env))
+    return out
+
+
 def pacebench_controls(items: list[tuple[str, str, str]], root: str | None = None, python: str | None = None,
                        timeout_s: float = 7200.0) -> list[ControlScore]:
     """PACE-Bench's own scores of the controls `items`, from its verifier in a fresh process."""
