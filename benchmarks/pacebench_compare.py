@@ -38,16 +38,11 @@ from pathlib import Path
 from simreflect.suites.pacebench import checkout
 from simreflect.suites.pacebench.parity import (ControlScore, controls, pacebench_controls, simreflect_controls,
                                                 task_names)
+from simreflect.suites.pacebench.suite import domain_of
 
 DEFAULT_RESULTS = Path("/work/pbcompare/results.jsonl")
 #: A results line longer than this is not ours (the file is ours, but a damaged one is not read whole).
 MAX_LINE_BYTES = 1 << 16
-DOMAINS = {"S": "statics", "K": "kinematics", "D": "dynamics", "F": "granular/fluid", "C": "control", "E": "exotic"}
-
-
-def domain_of(task: str) -> str:
-    return DOMAINS.get(task[:1], "other")
-
 
 def round_robin(tasks: list[str]) -> list[str]:
     """The tasks taken one of each domain in turn (their order within a domain kept)."""

@@ -80,6 +80,35 @@ def test_the_validate_command_prints_a_row_of_controls_and_the_parity_of_a_task(
     assert r.exit_code == 2 and "no stage '5'" in r.output
 
 
+@needs_checkout
+def test_a_run_reports_pass_at_2_and_score_at_2_with_its_domains_and_stages(tmp_path):
+    """The suite follows the attempt-budget protocol (core.contract.AttemptBudget), so `simreflect report`
+    gives Pass@2 and Score@2: two runs of doing nothing on S_01's Stage-1, where the source fails."""
+    from typer.testing import CliRunner
+
+    from simreflect.analysis.trajectory import load_trajectories
+    from simreflect.cli import app
+    from simreflect.core.contract import AttemptBudget
+    from simreflect.core.registry import get_suite
+
+    suite = get_suite("pacebench")
+    assert isinstance(suite, AttemptBudget)
+    out = tmp_path / "run"
+    r = CliRunner().invoke(app, ["run", "pacebench", "--agent", "noop", "--tasks", f"{QUICK}.Stage-1", "--rounds", "1",
+                                 "--runs", "2", "--workers", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["report", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "Pass@2 and Score@2" in r.output, r.output
+    trajectories = load_trajectories(out / "trajectories.jsonl")
+    assert [(t.task, t.domain, t.stage, t.run) for t in trajectories] == [(f"{QUICK}.Stage-1", "statics", 1, 0),
+                                                                           (f"{QUICK}.Stage-1", "statics", 1, 1)]
+    flags = suite.attempt_flags({"diagnostics": {"metrics": {"failure_reason": "Design constraint violated: Mass",
+                                                             "structure_broken": True}}})
+    assert flags == {"constraint_violation": True, "structural_failure": True, "numerical_instability": False}
+    assert not any(suite.attempt_flags({"diagnostics": "garbage"}).values())
+
+
 @pytest.mark.slow
 @needs_checkout
 @pytest.mark.skipif(os.environ.get("SIMREFLECT_PACEBENCH_FULL") != "1",
