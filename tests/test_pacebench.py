@@ -53,6 +53,62 @@ def test_a_sample_of_the_controls_scores_as_pacebench_scores_it():
     assert [c.success for c in ours] == [True, False, True]  # the source fails the target
 
 
+@needs_checkout
+def test_the_validate_command_prints_a_row_of_controls_and_the_parity_of_a_task():
+    """`simreflect pacebench validate --tasks S_01 --stages 1 --parity`: the source on the source, on
+    Stage-1 and Stage-1's reference in one row, each as expected (the source fails the stage, the
+    reference passes) and scored as PACE-Bench scores it; a task or a stage that does not exist is a
+    usage error."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from simreflect.cli import app
+
+    r = CliRunner().invoke(app, ["pacebench", "validate", "--tasks", QUICK, "--stages", "1", "--parity"])
+    assert r.exit_code == 0, r.output
+    assert "1 task(s), 3 evaluations, 0 not as expected" in r.output
+    assert "parity with PACE-Bench: 3 of 3 identical" in r.output
+    row = next(line for line in r.output.splitlines() if f" {QUICK} " in line)
+    cells = [c.strip() for c in row.strip("│ ").split("│")]
+    assert cells[0] == QUICK and cells[-1] == "3/3" and len(cells) == 5, row
+    assert all(re.fullmatch(r"-?[0-9.]+ ok", c) for c in cells[1:4]), row
+    assert cells[1] == cells[3] == "100 ok" and cells[2].startswith("-"), row
+    r = CliRunner().invoke(app, ["pacebench", "validate", "--tasks", "X_99"])
+    assert r.exit_code == 2 and "no task matches 'X_99'" in r.output
+    r = CliRunner().invoke(app, ["pacebench", "validate", "--tasks", QUICK, "--stages", "5"])
+    assert r.exit_code == 2 and "no stage '5'" in r.output
+
+
+@needs_checkout
+def test_a_run_reports_pass_at_2_and_score_at_2_with_its_domains_and_stages(tmp_path):
+    """The suite follows the attempt-budget protocol (core.contract.AttemptBudget), so `simreflect report`
+    gives Pass@2 and Score@2: two runs of doing nothing on S_01's Stage-1, where the source fails."""
+    from typer.testing import CliRunner
+
+    from simreflect.analysis.trajectory import load_trajectories
+    from simreflect.cli import app
+    from simreflect.core.contract import AttemptBudget
+    from simreflect.core.registry import get_suite
+
+    suite = get_suite("pacebench")
+    assert isinstance(suite, AttemptBudget)
+    out = tmp_path / "run"
+    r = CliRunner().invoke(app, ["run", "pacebench", "--agent", "noop", "--tasks", f"{QUICK}.Stage-1", "--rounds", "1",
+                                 "--runs", "2", "--workers", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["report", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "Pass@2 and Score@2" in r.output, r.output
+    trajectories = load_trajectories(out / "trajectories.jsonl")
+    assert [(t.task, t.domain, t.stage, t.run) for t in trajectories] == [(f"{QUICK}.Stage-1", "statics", 1, 0),
+                                                                           (f"{QUICK}.Stage-1", "statics", 1, 1)]
+    flags = suite.attempt_flags({"diagnostics": {"metrics": {"failure_reason": "Design constraint violated: Mass",
+                                                             "structure_broken": True}}})
+    assert flags == {"constraint_violation": True, "structural_failure": True, "numerical_instability": False}
+    assert not any(suite.attempt_flags({"diagnostics": "garbage"}).values())
+
+
 @pytest.mark.slow
 @needs_checkout
 @pytest.mark.skipif(os.environ.get("SIMREFLECT_PACEBENCH_FULL") != "1",
@@ -67,6 +123,23 @@ def test_all_324_controls_score_as_pacebench_scores_them():
     theirs, ours = pacebench_controls(items), simreflect_controls(items)
     same, differences = compare(ours, theirs)
     assert len(ours) == 324 and same == 324, differences
+
+
+@pytest.mark.slow
+@needs_checkout
+def test_one_control_of_every_task_scores_as_pacebench_scores_it():
+    """36 controls, one of each task (parity.one_control_each: every domain, the motor- and velocity-writing
+    tasks K_04, D_05, F_02, F_03, each kind of control four times), through both verifiers."""
+    from simreflect.suites.pacebench.parity import (compare, control_pairs, one_control_each, pacebench_controls,
+                                                    simreflect_controls, task_names)
+
+    items = one_control_each(task_names())
+    assert len(items) == 36 and {i[0][0] for i in items} == set("SKDFCE")
+    assert {i[0] for i in items} >= {"K_04", "D_05", "F_02", "F_03"}
+    assert sorted(control_pairs("S_01")) == sorted({(ref, env) for _, ref, env in items})
+    theirs, ours = pacebench_controls(items), simreflect_controls(items)
+    same, differences = compare(ours, theirs)
+    assert len(ours) == 36 and same == 36, differences
 
 
 @pytest.mark.slow

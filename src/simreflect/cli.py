@@ -40,7 +40,7 @@ app = _App(
 
 #: This package's suites' command groups (`simreflect pace validate`, ...): registry kind "commands";
 #: a third-party package adds its group through the simreflect.commands entry points.
-COMMANDS = {name: f"simreflect.suites.{name}.commands:app" for name in ("audit", "gait", "pace", "workshop")}
+COMMANDS = {name: f"simreflect.suites.{name}.commands:app" for name in ("audit", "gait", "pace", "pacebench", "workshop")}
 for _name, _target in COMMANDS.items():
     registry.register("commands", _name, _target)
 

@@ -14,8 +14,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import asdict, dataclass
 
+from simreflect.core.selection import select_ids
 from simreflect.suites.pacebench import checkout
 from simreflect.suites.pacebench.evaluate import evaluate
 
@@ -23,7 +25,7 @@ TARGETS = ("Stage-1", "Stage-2", "Stage-3", "Stage-4")
 #: Run in the harness's process: PACE-Bench's verifier exactly as `validate_task_references` calls it
 #: (PhysicsVerifier, the task's max steps, headless, no GIF), its results as JSON lines.
 _HARNESS = """
-import json, sys
+import json, sys, time
 from pace_bench.evaluation.verification.verifier import PhysicsVerifier
 from pace_bench.tasks.registry import get_reference_solution, get_registry, max_steps_for_task
 registry = get_registry()
@@ -32,11 +34,13 @@ for name, reference, environment in json.loads(sys.argv[1]):
     env = {str(e.environment_id): e for e in registry.environments(task)}[environment]
     verifier = PhysicsVerifier(task, env, max_steps=max_steps_for_task(task), headless=True, save_gif=False,
                                artifact_directory=None, registry=registry)
+    start = time.perf_counter()
     try:
         r = verifier.verify(get_reference_solution(task, reference), 0)
     finally:
         verifier.close()
-    print(json.dumps([task.name, reference, environment, r.success, r.score, r.error]), flush=True)
+    seconds = time.perf_counter() - start
+    print(json.dumps([task.name, reference, environment, r.success, r.score, r.error, seconds]), flush=True)
 """
 
 
@@ -48,23 +52,54 @@ class ControlScore:
     success: bool
     score: float
     error: str | None = None
+    #: Wall seconds of the evaluation alone (PACE-Bench: its verifier's verify and close, in its process;
+    #: simreflect: evaluate, the sandbox's start included); never part of what `compare` compares.
+    seconds: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.task, self.reference, self.environment)
 
 
-def control_pairs(task: str) -> list[tuple[str, str]]:
-    """(reference environment, environment it runs on), in validate's order."""
+def expected_pass(reference: str, environment: str) -> bool:
+    """A control is expected to pass on its own environment (a reference on its stage, the source on the
+    source) and to fail elsewhere (the source on a target)."""
+    return reference == environment
+
+
+def task_names(patterns: list[str] | None = None, root: str | None = None) -> list[str]:
+    """PACE-Bench's benchmark tasks (S_01, ...) in its order, those matching `patterns` (ids or globs;
+    a pattern that matches nothing is a ValueError) when given."""
+    checkout.load(root)
+    from pace_bench.tasks.registry import get_registry
+
+    return select_ids([t.name for t in get_registry().benchmark_tasks], patterns or [])
+
+
+def control_pairs(task: str, stages: tuple[str, ...] = TARGETS) -> list[tuple[str, str]]:
+    """(reference environment, environment it runs on), in validate's order (of `stages` alone if given)."""
     out = [("Initial", "Initial")]
-    for stage in TARGETS:
+    for stage in (s for s in TARGETS if s in stages):
         out += [("Initial", stage), (stage, stage)]
     return out
 
 
-def controls(tasks: list[str]) -> list[tuple[str, str, str]]:
+def controls(tasks: list[str], stages: tuple[str, ...] = TARGETS) -> list[tuple[str, str, str]]:
     """(task, reference environment, environment it runs on) of `tasks`, in validate's order."""
-    return [(name, ref, env) for name in tasks for ref, env in control_pairs(name)]
+    return [(name, ref, env) for name in tasks for ref, env in control_pairs(name, stages)]
+
+
+def one_control_each(tasks: list[str]) -> list[tuple[str, str, str]]:
+    """One control of each task, the n-th task's (n mod 9)-th in validate's order: a sample that is the same
+    on every run, covers every task (so every domain and every task whose references write motors or
+    velocities) and takes each of the nine kinds of control (source on source, source on a stage, a stage's
+    reference) about equally often."""
+    out = []
+    for n, name in enumerate(tasks):
+        pairs = control_pairs(name)
+        ref, env = pairs[n % len(pairs)]
+        out.append((name, ref, env))
+    return out
 
 
 def pacebench_controls(items: list[tuple[str, str, str]], root: str | None = None, python: str | None = None,
@@ -87,8 +122,11 @@ def simreflect_controls(items: list[tuple[str, str, str]], root: str | None = No
     out = []
     for name, reference, environment in items:
         spec = registry.resolve(name)
-        r = evaluate(name, environment, get_reference_solution(spec, reference), root=root)
-        out.append(ControlScore(spec.name, reference, environment, r.success, r.score, r.error))
+        program = get_reference_solution(spec, reference)
+        start = time.perf_counter()
+        r = evaluate(name, environment, program, root=root)
+        out.append(ControlScore(spec.name, reference, environment, r.success, r.score, r.error,
+                                time.perf_counter() - start))
     return out
 
 

@@ -11,6 +11,7 @@ PaceBenchMissing with what to set.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -28,6 +29,13 @@ MAX_PROGRAM_BYTES = 1 << 20
 SAVED_TASK = "pacebench_task.json"
 TARGETS = ("Stage-1", "Stage-2", "Stage-3", "Stage-4")
 SOURCE = "Initial"
+#: PACE-Bench's six domains by the first letter of a task's name (S_01 ...), named as the pace suite names them.
+DOMAINS = {"S": "statics", "K": "kinematics", "D": "dynamics", "F": "granular", "C": "control", "E": "exotic"}
+
+
+def domain_of(task_name: str) -> str:
+    """The domain of a PACE-Bench task name (S_01: statics); 'other' for a name outside the six."""
+    return DOMAINS.get(task_name[:1], "other")
 
 
 def verdict_of(result: Result) -> Verdict:
@@ -55,6 +63,8 @@ class PaceBenchSuite(Suite):
     scale = ScoreScale(-100.0, 100.0, -1.0, 1.0, "PACE-Bench's score: 100 on success, else its penalty-shaped "
                        "score in [-100, 100]")
     program_filename = PROGRAM_FILE
+    #: The target stages a trajectory carries (core.contract.AttemptBudget: Pass@k and Score@k in the report).
+    stages = (1, 2, 3, 4)
     options_help = {"checkout": "the PACE-Bench checkout (default: $SIMREFLECT_PACEBENCH)"}
 
     def __init__(self, checkout_path: str | None = None) -> None:
@@ -180,6 +190,24 @@ class PaceBenchSuite(Suite):
 
     def subsets(self, task: Task) -> list[str]:
         return [f"category: {task.params['category']}", f"stage {task.params['stage'][-1]}"]
+
+    def trajectory_fields(self, task: Task) -> dict:
+        return {"domain": domain_of(task.params["task"]), "stage": int(task.params["stage"][-1])}
+
+    def attempt_flags(self, verdict: dict) -> dict[str, bool]:
+        """From PACE-Bench's recorded metrics: a violated design constraint (its failure reason says so), a
+        structure that broke (structure_broken or a joint failure event), a simulation that went non-finite."""
+        diagnostics = verdict.get("diagnostics") if isinstance(verdict, dict) else None
+        metrics = diagnostics.get("metrics") if isinstance(diagnostics, dict) else None
+        metrics = metrics if isinstance(metrics, dict) else {}
+        reason = str(metrics.get("failure_reason") or "")[:10_000].lower()
+        events = metrics.get("joint_failure_events")
+        return {
+            "constraint_violation": "constraint violated" in reason,
+            "structural_failure": metrics.get("structure_broken") is True or (isinstance(events, list) and bool(events))
+                                  or "integrity lost" in reason,
+            "numerical_instability": bool(re.search(r"\bnan\b|non-finite|numerical", reason)),
+        }
 
 
 __all__ = ["PaceBenchSuite", "verdict_of"]
