@@ -125,10 +125,14 @@ def test_all_324_controls_score_as_pacebench_scores_them():
     assert len(ours) == 324 and same == 324, differences
 
 
+#: The controls whose simulations run for hundreds of thousands of steps.
+LONG_TASKS = ("K_01", "C_04")
+
+
 @pytest.mark.slow
 @needs_checkout
 def test_one_control_of_every_task_scores_as_pacebench_scores_it():
-    """36 controls, one of each task (parity.one_control_each: every domain, the motor- and velocity-writing
+    """One control of each task but the two longest (parity.one_control_each: every domain, the motor- and velocity-writing
     tasks K_04, D_05, F_02, F_03, each kind of control four times), through both verifiers."""
     from simreflect.suites.pacebench.parity import (compare, control_pairs, one_control_each, pacebench_controls,
                                                     simreflect_controls, task_names)
@@ -137,9 +141,12 @@ def test_one_control_of_every_task_scores_as_pacebench_scores_it():
     assert len(items) == 36 and {i[0][0] for i in items} == set("SKDFCE")
     assert {i[0] for i in items} >= {"K_04", "D_05", "F_02", "F_03"}
     assert sorted(control_pairs("S_01")) == sorted({(ref, env) for _, ref, env in items})
+    # K_01 (350,000 steps) and C_04 (250,000) took most of this test's 37 minutes on the loaded machine:
+    # they are in the full run (SIMREFLECT_PACEBENCH_FULL=1) and benchmarks/pacebench_compare.py
+    items = [i for i in items if i[0] not in LONG_TASKS]
     theirs, ours = pacebench_controls(items), simreflect_controls(items)
     same, differences = compare(ours, theirs)
-    assert len(ours) == 36 and same == 36, differences
+    assert len(ours) == 34 and same == 34, differences
 
 
 @pytest.mark.slow
