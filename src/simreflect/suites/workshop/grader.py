@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from simreflect.core.verdict import Check, Detail, Verdict
+from simreflect.suites.workshop.builds.pose import box_rotation_error_deg, is_flat, target_rotation
 from simreflect.suites.workshop.builds.spec import BuildSpec
 
 PLACEMENT_MARGIN_MM = 2.0
@@ -37,11 +38,6 @@ ANCHOR_AGREE_MM = 1.0
 SETTLED_SPEED = 0.002
 SETTLED_SPIN = 0.02
 WITHDRAWN_CLEAR_MM = 10.0
-
-
-def rot_z(yaw: float) -> np.ndarray:
-    c, s = math.cos(yaw), math.sin(yaw)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 _SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
@@ -54,9 +50,10 @@ def corners(pos, rot, size) -> np.ndarray:
 
 def protrusion_mm(pos, rot, size, target) -> float:
     """Worst distance (mm) by which a corner of the board lies outside the target box of its own
-    size, measured along the target's axes (0 when every corner is inside)."""
-    x, y, z, yaw = target
-    rt = rot_z(yaw)
+    size, measured along the target's axes (0 when every corner is inside). The target's rotation is
+    the full one (builds/pose.py): an upright outline takes an upright board."""
+    x, y, z = target[:3]
+    rt = target_rotation(target)
     local = (corners(pos, rot, size) - np.array([x, y, z])) @ rt  # rows: corners in target frame
     excess = np.abs(local) - np.asarray(size, float) / 2
     return float(max(0.0, excess.max()) * 1000.0)
@@ -71,13 +68,24 @@ def carry_shift_mm(pos, rot, size, carry: dict[str, Any]) -> float:
 
 
 def pose_errors(pos, rot, target) -> tuple[float, float]:
-    """Centre distance (mm) and yaw error (deg, modulo the board's 180-degree symmetry)."""
-    x, y, z, yaw = target
+    """Centre distance (mm) and the angle error (deg): for a yaw-only target the yaw error modulo
+    the board's 180-degree symmetry, as it always was; for a target with a full rotation the
+    smallest rotation onto it modulo the box's symmetries (see `angle_error_key`)."""
+    x, y, z = target[:3]
     dist = float(np.linalg.norm(np.asarray(pos) - np.array([x, y, z])) * 1000.0)
     r = np.asarray(rot, float).reshape(3, 3)
+    if not is_flat(target):
+        return dist, box_rotation_error_deg(r, target_rotation(target))
+    yaw = target[3]
     byaw = math.atan2(r[1, 0], r[0, 0])
     dyaw = (byaw - yaw + math.pi / 2) % math.pi - math.pi / 2
     return dist, math.degrees(abs(dyaw))
+
+
+def angle_error_key(target) -> str:
+    """The name the diagnostics and the state give pose_errors' angle: "yaw_error_deg" for a
+    yaw-only target (as older records have it), "rotation_error_deg" for a full rotation."""
+    return "yaw_error_deg" if is_flat(target) else "rotation_error_deg"
 
 
 def triangle_min_height_mm(points: list[np.ndarray]) -> float:
@@ -141,7 +149,7 @@ def grade(state: dict[str, Any] | None, spec: BuildSpec) -> Verdict:
         diag["boards"][b.name] = {"worst_protrusion_mm": round(prot, 3), "inside": inside, "lifted": lifted,
                                   "moved_since_carry_mm": None if shift is None else round(shift, 3),
                                   "released": released, "settled": settled, "centre_error_mm": round(dist, 3),
-                                  "yaw_error_deg": round(dyaw, 3)}
+                                  angle_error_key(b.target): round(dyaw, 3)}
         if not placed:
             moved = (f"moved {shift:.1f} mm along the table after its last carry (it must be lifted, carried and "
                      f"released into its rest: at most {CARRY_REST_MM} mm)") if lifted else ""

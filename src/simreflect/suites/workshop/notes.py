@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from simreflect.core.evidence import EvidenceLevel
-from simreflect.suites.workshop import grader, guard, protocol, recording, session, sim, world
+from simreflect.suites.workshop import grader, guard, protocol, racks, reach, recording, session, sim, supply, world
 from simreflect.suites.workshop.builds.spec import BuildSpec
 
 URL_FILE = "service_url.txt"
@@ -21,8 +21,15 @@ a pose: the world changes only through the robot. Malformed or out-of-range comm
 
 INTERFACE = f"""## The workshop service (HTTP, JSON, 127.0.0.1 only; OpenAPI schema at /openapi.json)
 Your program finds the service URL in the environment variable {URL_ENV} (also in the file {URL_FILE}).
-- GET /spec: the build (boards with sizes and target outlines, joints, screws, drills, budgets), every joint
-  of the robot with its range, rate limit, servo gain and force limit, and the numbers of the rules below.
+- GET /spec: the build (boards with sizes and target outlines, joints, screws, drills, budgets), the
+  workshop's geometry ("workshop": table, stock racks with every slot's board, pose and size, screw combs and
+  drill slots, link lengths, base travel, reach), every joint of the robot with its range, rate limit, servo
+  gain and force limit, and the numbers of the rules below.
+- Targets: a board's target is [x, y, z, yaw] (lying flat, turned yaw about the vertical) or
+  [x, y, z, yaw, pitch, roll], the rotation Rz(yaw) Ry(pitch) Rx(roll) in radians, whose columns are the
+  outline's length, width and thickness axes (a board standing upright on its end, its width along y, has
+  pitch -pi/2). The outline is a box of the board's own size at that pose; the state's target progress gives
+  yaw_error_deg for the first form and rotation_error_deg (modulo the box's half turns) for the second.
 - GET /state: time; per arm every joint (q, servo target, velocity, range, at_limit, lagging), the palm
   site pose (pos, rot rows, quat w x y z), the pinch site, fingertip positions, hand contacts (part, with,
   normal force N, normal, slip speed mm/s), arm collisions, holds (object, held, force, slip_mm); per board
@@ -125,6 +132,45 @@ def interface_notes(level: EvidenceLevel | int = EvidenceLevel.L1) -> str:
     return INTERFACE
 
 
+TARGETS_DOC = ("a board's target is [x, y, z, yaw] (lying flat, turned yaw about the vertical) or [x, y, z, yaw, "
+               "pitch, roll]: the rotation R = Rz(yaw) Ry(pitch) Rx(roll), radians, whose columns are the outline's "
+               "length, width and thickness axes in the world (an upright board standing on its end with its width "
+               "along y: pitch = -pi/2). The outline is a box of the board's own size at that pose; a half turn about "
+               "any of the board's own axes gives the same box.")
+
+
+def workshop_geometry(spec: BuildSpec) -> dict[str, Any]:
+    """The fixed geometry an agent plans with: table, racks, screw supply, arm links, base travel, reach."""
+    travel = {}
+    for side in world.SIDES:
+        hx, hy = world.BASE_HOME[side]
+        (lx, ux), (ly, uy) = world.JOINT_RANGES["base_x"], world.JOINT_RANGES["base_y"]
+        travel[side] = {"x": [round(hx + lx, 6), round(hx + ux, 6)], "y": [round(hy + ly, 6), round(hy + uy, 6)]}
+    return {
+        "units": "metres, radians; world z up, the robot on the -y side of the table facing +y",
+        "targets": TARGETS_DOC,
+        "table": {"centre": list(world.TABLE_CENTER), "half_size": list(world.TABLE_HALF), "top_z": world.TABLE_TOP},
+        "racks": {"x": dict(racks.RACK_X), "slots_per_rack": racks.SLOTS_PER_RACK,
+                  "note": "slots 0-5 are the left rack's, 6-11 the right's, front to back; a board lies on its "
+                          "slot's two supports, its long axis along x, tilted about x by `tilt` (its +y edge up), "
+                          "its low edge against the lip; `pos`/`rot` is its pose at rest",
+                  "slots": racks.describe(spec)},
+        "supply": {**supply.describe(spec.screws, spec.drills),
+                   "note": "each screw stands on its tip in a square socket (its floor at floor_z). A comb (up to 22 "
+                           "screws) stands on the table: a hand reaching a back cell from the front sweeps the cells "
+                           "in front of it, so take a column front to back. Past 22 screws each arm has a stepped "
+                           "stand: every row a step higher than the one in front, columns wider apart than a hand, "
+                           "so any screw can be taken first from the front"},
+        "arm": {"shoulder_offset": list(world.SHOULDER_OFFSET), "upper_arm": world.UPPER_ARM,
+                "forearm": world.FOREARM, "wrist_to_hand": world.WRIST_TO_HAND,
+                "reach_max": reach.REACH_MAX, "reach_min": round(reach.REACH_MIN, 6),
+                "reach_note": "the wrist centre lies between reach_min and reach_max from the shoulder (the base "
+                              "origin plus shoulder_offset); the base is a 0.34 m square box that cannot enter the "
+                              "table",
+                "base_home": {k: list(v) for k, v in world.BASE_HOME.items()}, "base_travel": travel},
+    }
+
+
 def describe(spec: BuildSpec) -> dict[str, Any]:
     joints = {}
     for short in world.SIDE_JOINTS:
@@ -134,6 +180,7 @@ def describe(spec: BuildSpec) -> dict[str, Any]:
                          "unit": "m" if short.startswith("base") else "rad"}
     return {
         "build": spec.to_dict(),
+        "workshop": workshop_geometry(spec),
         "rate_hz": world.HZ,
         "robot": {"sides": list(world.SIDES), "joints": joints, "arm_joints": list(world.ARM_JOINTS),
                   "hand_joints": list(world.HAND_JOINTS), "base_home": {k: list(v) for k, v in world.BASE_HOME.items()}},

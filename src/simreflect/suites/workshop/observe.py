@@ -108,7 +108,7 @@ def _arm(engine: Engine, side: str, con: list[dict], hold_map: Holds, hand_conta
 
 
 def _boards(engine: Engine, hold_map: Holds, touching, robot_touch) -> dict[str, Any]:
-    from simreflect.suites.workshop.grader import carry_shift_mm, pose_errors, protrusion_mm
+    from simreflect.suites.workshop.grader import angle_error_key, carry_shift_mm, pose_errors, protrusion_mm
 
     lay, d = engine.layout, engine.data
     boards = {}
@@ -130,7 +130,7 @@ def _boards(engine: Engine, hold_map: Holds, touching, robot_touch) -> dict[str,
             "lifted": tr.lifted, "lost": tr.lost, "last_carry": carry,
             "moved_since_carry_mm": None if carry is None else _r(carry_shift_mm(pos, rot, b.size, carry), 3),
             "target": {"pose": list(b.target), "worst_protrusion_mm": _r(prot, 3), "centre_error_mm": _r(dist, 3),
-                       "yaw_error_deg": _r(dyaw, 3)},
+                       angle_error_key(b.target): _r(dyaw, 3)},
         }
     return boards
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simreflect.suites.workshop import racks, supply
+from simreflect.suites.workshop.builds.pose import is_flat, target_rotation
 from simreflect.suites.workshop.builds.spec import TABLE_TOP, BoardSpec, BuildSpec
 
 HZ = 180
@@ -157,15 +159,9 @@ HOME = {
 
 TABLE_CENTER = (0.0, 0.0)
 TABLE_HALF = (0.72, 0.36)
-RACK_X = -1.05  # stock rack centre x
-RACK_SUPPORT_DX = 0.16  # supports at RACK_X +- this
-RACK_Y0, RACK_PITCH = -0.16, 0.17
-RACK_BOTTOM_Z = 0.76  # height of a stock board's bottom centre line
-COMB_X = (-0.56, -0.42)  # screw comb columns
-COMB_Y0, COMB_PITCH = -0.27, 0.06
+COMB_Y0, COMB_PITCH = supply.COMB_Y0, supply.COMB_PITCH  # the screw combs (supply.py)
 COMB_RAIL_H = 0.03
 COMB_GAP = 0.0095
-DRILL_SLOTS = ((0.50, -0.22), (0.50, 0.02))
 
 SCREW_HEAD_HALF = (0.007, 0.007, 0.005)
 SCREW_LENGTH = 0.060  # under the head
@@ -230,32 +226,23 @@ CAMERAS = {
 }
 
 
-# ----- stock --------------------------------------------------------------------------------------
+# ----- stock (the slot layout is racks.py's) ------------------------------------------------------
 
-def stock_pose(board: BoardSpec) -> tuple[np.ndarray, np.ndarray]:
-    """Initial position and rotation matrix of a stock board on its rack slot: long axis along x,
-    tilted about x by the slot's tilt (its +y edge up), resting on the slot's supports and lip."""
-    length, width, thick = board.size
-    rot = rot_x(board.stock_tilt)
-    y = RACK_Y0 + RACK_PITCH * board.stock_slot
-    # the slot frame's origin is on the support plane at the lip; the board sits above it
-    origin = np.array([RACK_X, y, RACK_BOTTOM_Z])
-    pos = origin + rot @ np.array([board.stock_shift, width / 2 + 0.0005, thick / 2 + 0.0005])
-    return pos, rot
+def stock_pose(board: BoardSpec, spec: BuildSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Initial position and rotation matrix of a stock board on its rack slot (racks.stock_pose)."""
+    return racks.stock_pose(board, racks.slot_sites(spec)[board.stock_slot])
 
 
 def _rack_geoms(spec: BuildSpec) -> list[str]:
+    sites = racks.slot_sites(spec)
     out = []
-    slots = sorted({b.stock_slot for b in spec.boards})
     for b in spec.boards:
-        if b.stock_slot not in slots:
-            continue
-        slots.remove(b.stock_slot)
         width = b.size[1]
         rot = rot_x(b.stock_tilt)
         q = quat_from_mat(rot)
-        origin = np.array([RACK_X, RACK_Y0 + RACK_PITCH * b.stock_slot, RACK_BOTTOM_Z])
-        for k, dx in enumerate((-RACK_SUPPORT_DX, RACK_SUPPORT_DX)):
+        origin = sites[b.stock_slot].origin
+        sdx = racks.support_dx(b)
+        for k, dx in enumerate((-sdx, sdx)):
             sup = origin + rot @ np.array([dx, width / 2, -0.006])
             lip = origin + rot @ np.array([dx, -0.006, 0.008])
             out.append(f'<geom name="rack{b.stock_slot}_support{k}" type="box" size="0.025 {_n(width / 2 + 0.012)} 0.006" '
@@ -270,15 +257,21 @@ def _rack_geoms(spec: BuildSpec) -> list[str]:
 
 # ----- comb and screws ----------------------------------------------------------------------------
 
-def comb_cell(k: int) -> tuple[float, float]:
-    """Centre (x, y) of screw cell k in the comb: two columns, front to back."""
-    col, row = k % 2, k // 2
-    return COMB_X[col], COMB_Y0 + COMB_PITCH * row
+def comb_cell(k: int, screws: int) -> tuple[float, float]:
+    """Centre (x, y) of screw cell k (supply.py)."""
+    c = supply.cell(k, screws)
+    return c.x, c.y
 
 
 def _comb_geoms(n: int) -> list[str]:
     if n == 0:
         return []
+    if supply.uses_stands(n):
+        return [g for side, count in supply.stand_counts(n).items() for g in _stand(side, count, n)]
+    return _comb(n)
+
+
+def _comb(n: int) -> list[str]:
     rows = (n + 1) // 2
     out = []
     y0 = COMB_Y0 - COMB_PITCH / 2
@@ -287,7 +280,7 @@ def _comb_geoms(n: int) -> list[str]:
     cy = (y0 + y1) / 2
     z = TABLE_TOP + COMB_RAIL_H / 2
     t = 0.003  # half thickness of rails and teeth
-    for c, x in enumerate(COMB_X):
+    for c, x in enumerate(supply.COMB_X):
         for side in (-1, 1):
             out.append(f'<geom name="comb{c}_rail{side:+d}" type="box" size="{t} {_n(half_len)} {_n(COMB_RAIL_H / 2)}" '
                        f'pos="{_n([x + side * (COMB_GAP / 2 + t), cy, z])}" material="steel" {_ct("static")}/>')
@@ -299,15 +292,42 @@ def _comb_geoms(n: int) -> list[str]:
     return out
 
 
-def screw_start(k: int) -> np.ndarray:
+def _stand(side: str, count: int, screws: int) -> list[str]:
+    """A stepped stand: per row a step (a block whose top is the row's floor) and per cell a square
+    socket of four low walls."""
+    first = 0 if side == "left" else supply.STAND_CELLS
+    cells = [supply.cell(first + j, screws) for j in range(count)]
+    xs = supply.STAND_X[side]
+    half_x = (max(xs) - min(xs)) / 2 + 0.04
+    cx = (max(xs) + min(xs)) / 2
+    t, h = 0.003, supply.STAND_SOCKET_H
+    out = []
+    for r in sorted({c.row for c in cells}):
+        floor = TABLE_TOP + supply.STAND_STEP * r
+        y = supply.STAND_Y0 + supply.STAND_DY * r
+        if r > 0:
+            out.append(f'<geom name="stand_{side}_step{r}" type="box" size="{_n(half_x)} {_n(supply.STAND_DY / 2)} '
+                       f'{_n((floor - TABLE_TOP) / 2)}" pos="{_n([cx, y, (floor + TABLE_TOP) / 2])}" material="steel" '
+                       f'{_ct("static")}/>')
+    for c in cells:
+        z = c.floor_z + h / 2
+        for s in (-1, 1):
+            out.append(f'<geom type="box" size="{t} {_n(COMB_GAP / 2 + 2 * t)} {_n(h / 2)}" '
+                       f'pos="{_n([c.x + s * (COMB_GAP / 2 + t), c.y, z])}" material="steel" {_ct("static")}/>')
+            out.append(f'<geom type="box" size="{_n(COMB_GAP / 2)} {t} {_n(h / 2)}" '
+                       f'pos="{_n([c.x, c.y + s * (COMB_GAP / 2 + t), z])}" material="steel" {_ct("static")}/>')
+    return out
+
+
+def screw_start(k: int, screws: int) -> np.ndarray:
     """Initial position of screw k's body origin (head centre): standing on its tip in its cell."""
-    x, y = comb_cell(k)
-    return np.array([x, y, TABLE_TOP + SCREW_LENGTH + SCREW_HEAD_HALF[2] + 0.0005])
+    c = supply.cell(k, screws)
+    return np.array([c.x, c.y, c.floor_z + SCREW_LENGTH + SCREW_HEAD_HALF[2] + 0.0005])
 
 
-def _screw_body(k: int) -> str:
+def _screw_body(k: int, screws: int) -> str:
     hx, hy, hz = SCREW_HEAD_HALF
-    pos = screw_start(k)
+    pos = screw_start(k, screws)
     return f"""<body name="screw{k}" pos="{_n(pos)}">
       <freejoint name="screw{k}"/>
       <geom name="screw{k}/head" type="box" size="{_n([hx, hy, hz])}" mass="{SCREW_HEAD_MASS}" material="zinc" {_ct("object")} friction="{METAL_FRICTION}"/>
@@ -319,14 +339,14 @@ def _screw_body(k: int) -> str:
 
 # ----- drills -------------------------------------------------------------------------------------
 
-def drill_start(k: int) -> np.ndarray:
-    x, y = DRILL_SLOTS[k]
+def drill_start(k: int, screws: int = 0) -> np.ndarray:
+    x, y = supply.drill_slot(k, screws)
     return np.array([x, y, TABLE_TOP + DRILL_GRIP_HALF[2] + 0.0005])
 
 
-def _drill_body(k: int) -> str:
+def _drill_body(k: int, screws: int) -> str:
     gx, gy, gz = DRILL_GRIP_HALF
-    return f"""<body name="drill{k}" pos="{_n(drill_start(k))}">
+    return f"""<body name="drill{k}" pos="{_n(drill_start(k, screws))}">
       <freejoint name="drill{k}"/>
       <geom name="drill{k}/grip" type="box" size="{_n([gx, gy, gz])}" mass="{DRILL_MASS - 0.12}" material="drill" {_ct("drill")} friction="0.9 0.02 0.001"/>
       <geom name="drill{k}/chuck" type="capsule" fromto="{DRILL_CHUCK[0]} 0 0 {DRILL_CHUCK[1]} 0 0" size="{DRILL_CHUCK[2]}" mass="0.1" material="steel" {_ct("drill")}/>
@@ -347,8 +367,8 @@ def _board_mesh(b: BoardSpec) -> str:
     return f'<mesh name="board/{b.name}" vertex="{_n(verts)}"/>'
 
 
-def _board_body(b: BoardSpec) -> str:
-    pos, rot = stock_pose(b)
+def _board_body(b: BoardSpec, spec: BuildSpec) -> str:
+    pos, rot = stock_pose(b, spec)
     return f"""<body name="{b.name}" pos="{_n(pos)}" quat="{_n(quat_from_mat(rot))}">
       <freejoint name="{b.name}"/>
       <geom name="{b.name}" type="mesh" mesh="board/{b.name}" mass="{_n(b.mass)}" material="wood" {_ct("object")} friction="0.6 0.01 0.0005"/>
@@ -356,8 +376,13 @@ def _board_body(b: BoardSpec) -> str:
 
 
 def _target_geom(b: BoardSpec) -> str:
-    x, y, z, yaw = b.target
     length, width, thick = b.size
+    if not is_flat(b.target):  # an outline with a full rotation: the whole box, faint (visual only)
+        q = quat_from_mat(target_rotation(b.target))
+        return (f'<geom name="target/{b.name}" type="box" size="{_n([length / 2, width / 2, thick / 2])}" '
+                f'pos="{_n(b.target[:3])}" quat="{_n(q)}" rgba="0.2 0.7 0.3 0.2" '
+                f'contype="0" conaffinity="0" group="2"/>')
+    x, y, z, yaw = b.target
     q = quat_from_mat(rot_z(yaw))
     # a flat outline marker at the target's bottom face (visual only)
     return (f'<geom name="target/{b.name}" type="box" size="{_n([length / 2, width / 2, 0.0004])}" '
@@ -476,14 +501,17 @@ def home_qpos(side: str, short: str) -> float:
 # ----- the model ----------------------------------------------------------------------------------
 
 def model_xml(spec: BuildSpec, noslip_iterations: int = NOSLIP_ITERATIONS) -> str:
-    """The MJCF of a build (deterministic: the same spec gives the same string)."""
+    """The MJCF of a build (deterministic: the same spec gives the same string); ValueError for a
+    build whose boards fit no stock slot or whose screws and drills the supply cannot hold."""
+    racks.check_boards(spec)
+    supply.check_counts(spec.screws, spec.drills)
     tx, ty = TABLE_CENTER
     hx, hy = TABLE_HALF
     cams = "\n    ".join(f'<camera name="{k}" pos="{_n(e)}" xyaxes="{look_at(e, t)}" fovy="45"/>'
                          for k, (e, t) in CAMERAS.items())
-    screws = "\n    ".join(_screw_body(k) for k in range(spec.screws))
-    drills = "\n    ".join(_drill_body(k) for k in range(spec.drills))
-    boards = "\n    ".join(_board_body(b) for b in spec.boards)
+    screws = "\n    ".join(_screw_body(k, spec.screws) for k in range(spec.screws))
+    drills = "\n    ".join(_drill_body(k, spec.screws) for k in range(spec.drills))
+    boards = "\n    ".join(_board_body(b, spec) for b in spec.boards)
     targets = "\n    ".join(_target_geom(b) for b in spec.boards)
     eqs = []
     if spec.screws:

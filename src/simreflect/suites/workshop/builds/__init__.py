@@ -9,7 +9,10 @@ from simreflect.suites.workshop.builds.spec import BuildSpec, BuildTemplate
 
 #: This package's builds, in the order the suite lists them.
 BUILD_NAMES = ("place", "lap", "frame")
-for _name in BUILD_NAMES:
+#: Builds with a spec but no reference controller yet: registered (get_build, serve, grade) but not
+#: in the suite's task list, whose every task has an oracle.
+SPEC_ONLY_BUILDS = ("bench",)
+for _name in BUILD_NAMES + SPEC_ONLY_BUILDS:
     registry.register("build", _name, f"simreflect.suites.workshop.builds.{_name}:BUILD")
 
 
@@ -26,4 +29,4 @@ def get_build(name: str) -> BuildTemplate:
         raise KeyError(f"unknown build {name!r}; builds are {', '.join(build_names())}") from None
 
 
-__all__ = ["BUILD_NAMES", "BuildSpec", "BuildTemplate", "build_names", "get_build"]
+__all__ = ["BUILD_NAMES", "SPEC_ONLY_BUILDS", "BuildSpec", "BuildTemplate", "build_names", "get_build"]

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from simreflect.suites.workshop.builds.pose import validate_target
+
 #: Pine, kg/m^3.
 WOOD_DENSITY = 500.0
 TABLE_TOP = 0.72
@@ -24,9 +26,16 @@ class BoardSpec:
     name: str
     size: tuple[float, float, float]  # length (local x), width (local y), thickness (local z), metres
     stock_slot: int  # rack slot it starts in
-    target: tuple[float, float, float, float]  # outline centre x, y, z and yaw (rad) on the table
+    target: tuple[float, ...]  # outline centre x, y, z, yaw[, pitch, roll] (rad): see builds/pose.py
     stock_shift: float = 0.0  # metres along the rack (seeded)
     stock_tilt: float = math.radians(15.0)  # tilt of the rack slot about the board's long axis
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "target", validate_target(self.target))
+        if len(self.size) != 3 or not all(math.isfinite(v) and v > 0 for v in self.size):
+            raise ValueError(f"board {self.name}: a size is three positive lengths, not {self.size!r}")
+        if isinstance(self.stock_slot, bool) or not isinstance(self.stock_slot, int) or self.stock_slot < 0:
+            raise ValueError(f"board {self.name}: a stock slot is a non-negative integer, not {self.stock_slot!r}")
 
     @property
     def mass(self) -> float:
@@ -87,7 +96,9 @@ class BuildSpec:
 
 @dataclass(frozen=True)
 class BuildTemplate:
-    """A build before seeding: targets given relative to the layout origin (x, y, yaw)."""
+    """A build before seeding: targets given relative to the layout origin; the seeded layout
+    transform (a shift on the table and a turn about the vertical) composes with each target's full
+    rotation by adding to its yaw (builds/pose.py)."""
 
     name: str
     title: str
@@ -111,10 +122,11 @@ class BuildTemplate:
         c, s = math.cos(dyaw), math.sin(dyaw)
         boards = []
         for b in self.boards:
-            x, y, z, yaw = b.target
+            x, y, z, yaw = b.target[:4]
             tx, ty = ox + c * x - s * y, oy + s * x + c * y
+            tilt = tuple(_r(a) for a in b.target[4:])  # pitch and roll as they are: the turn about z adds to yaw
             boards.append(BoardSpec(name=b.name, size=b.size, stock_slot=b.stock_slot,
-                                    target=(_r(tx), _r(ty), _r(z), _r(_wrap(yaw + dyaw))),
+                                    target=(_r(tx), _r(ty), _r(z), _r(_wrap(yaw + dyaw)), *tilt),
                                     stock_shift=_r(rng.uniform(-self.stock_shift, self.stock_shift)),
                                     stock_tilt=_r(rng.uniform(*self.stock_tilt))))
         return BuildSpec(name=self.name, title=self.title, seed=int(seed), boards=tuple(boards), joints=self.joints,
