@@ -11,7 +11,7 @@ from simreflect.suites.workshop.builds.spec import BuildSpec, BuildTemplate
 BUILD_NAMES = ("place", "lap", "frame")
 #: Builds with a spec but no reference controller yet: registered (get_build, serve, grade) but not
 #: in the suite's task list, whose every task has an oracle.
-SPEC_ONLY_BUILDS = ("bench",)
+SPEC_ONLY_BUILDS = ("bench", "ell")
 for _name in BUILD_NAMES + SPEC_ONLY_BUILDS:
     registry.register("build", _name, f"simreflect.suites.workshop.builds.{_name}:BUILD")
 
