@@ -101,3 +101,23 @@ def test_the_grader_refuses_an_ell_whose_upright_board_lies_flat(seed):
         assert not verdict.passed and not verdict.check("boards_placed").passed
         assert not verdict.diagnostics["boards"]["A"]["inside"]
         assert verdict.diagnostics["boards"]["A"]["rotation_error_deg"] >= 90.0 - 1e-6
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_board_is_stood_on_its_edge_from_the_rack_into_its_outline(seed):
+    """The stand-up (OnEdge.stand_up): hook grasp from the rack, a quarter turn in the air, the hand-over
+    to the top pinch, set down on its edge; the grader's per-board checks all pass for A."""
+    from simreflect.suites.workshop.reference.common import OnEdge
+
+    session = Session.for_build("ell", seed)
+    w = OnEdge(WorkshopClient(LocalTransport(session)))
+    target = session.engine.spec.board("A").target
+    w.stand_up("A", target)
+    w.hold_still(0.3)
+    state = w.state(fresh=True)
+    _, rot = w.pose("A")
+    assert abs(rot[2, 1]) > 0.999  # its width stands vertical: on its edge
+    assert not state["arms"]["left"]["holds"] and not state["arms"]["right"]["holds"]
+    diag = grade(state, session.engine.spec).diagnostics["boards"]["A"]
+    assert diag["inside"] and diag["lifted"] and diag["released"] and diag["settled"], diag
+    assert diag["moved_since_carry_mm"] <= 2.0, diag
