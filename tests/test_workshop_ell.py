@@ -39,8 +39,8 @@ def test_the_ell_stands_a_on_its_edge_with_b_on_the_jig_against_its_back_face(se
     assert TABLE_TOP + j.size[2] < b.target[2] < TABLE_TOP + a.size[1]
 
 
-def test_the_ell_is_registered_as_a_spec_until_its_reference_passes():
-    assert "ell" in SPEC_ONLY_BUILDS and "ell" not in BUILD_NAMES
+def test_the_ell_is_a_task_build_with_a_reference():
+    assert "ell" in BUILD_NAMES and "ell" not in SPEC_ONLY_BUILDS
     assert get_build("ell").joints[0].top == "A" and get_build("ell").joints[0].bottom == "B"
 
 
@@ -121,3 +121,18 @@ def test_a_board_is_stood_on_its_edge_from_the_rack_into_its_outline(seed):
     diag = grade(state, session.engine.spec).diagnostics["boards"]["A"]
     assert diag["inside"] and diag["lifted"] and diag["released"] and diag["settled"], diag
     assert diag["moved_since_carry_mm"] <= 2.0, diag
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_ell_reference_passes_over_http(seed, tmp_path):
+    from simreflect.suites.workshop import recording
+    from simreflect.suites.workshop.reference import ell
+    from simreflect.suites.workshop.service import ServiceThread
+
+    with ServiceThread(Session.for_build("ell", seed, record_dir=tmp_path)) as svc:
+        out = ell.run(WorkshopClient(svc.url))
+    assert out["progress"]["complete"], out
+    verdict = grade(recording.load_final(tmp_path)["state"], recording.load_spec(tmp_path))
+    assert verdict.passed, verdict.to_dict()
+    assert verdict.diagnostics["joints"]["A-B"]["rigid"] and verdict.diagnostics["boards_placed"] == 3
