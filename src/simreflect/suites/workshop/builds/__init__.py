@@ -8,7 +8,7 @@ from simreflect.core import registry
 from simreflect.suites.workshop.builds.spec import BuildSpec, BuildTemplate
 
 #: This package's builds, in the order the suite lists them.
-BUILD_NAMES = ("place", "lap", "frame")
+BUILD_NAMES = ("place", "lap", "frame", "ell")
 #: Builds with a spec but no reference controller yet: registered (get_build, serve, grade) but not
 #: in the suite's task list, whose every task has an oracle.
 SPEC_ONLY_BUILDS = ("bench",)

@@ -301,13 +301,15 @@ class Workshop(Robot):
         self.move_to(side, [point[0], point[1], z], rot, vmax=0.3, wmax=1.0, tol=0.004, rtol=0.02)
 
     def squeeze(self, side: str, shape_close: dict, joints: tuple[str, ...], thumb_joints: tuple[str, ...],
-                duration: float = 0.5) -> None:
-        """Close to contact, then back the servo targets off to a little beyond the contact angles."""
+                duration: float = 0.5, beyond: Optional[dict] = None) -> None:
+        """Close to contact, then back the servo targets off to a little beyond the contact angles
+        (`beyond`: the "finger" and "thumb" margins, HOOK_SQUEEZE unless given)."""
+        beyond = beyond or HOOK_SQUEEZE
         self.joints_to(side, shape_close, speed=0.5)
         self.hold_still(0.15)
         st = self.state(fresh=True)["arms"][side]["joints"]
-        soft = {j: st[j]["q"] + HOOK_SQUEEZE["finger"] for j in joints}
-        soft.update({j: st[j]["q"] + HOOK_SQUEEZE["thumb"] for j in thumb_joints})
+        soft = {j: st[j]["q"] + beyond["finger"] for j in joints}
+        soft.update({j: st[j]["q"] + beyond["thumb"] for j in thumb_joints})
         self.joints_to(side, soft, speed=0.5)
         self.hold_still(0.2)
 
@@ -741,3 +743,164 @@ class AnyAxis(Workshop):
         side_dx = 0.15 if drill_hand == "right" else -0.15
         self.move_to(drill_hand, [pp[0] + side_dx, pp[1] - 0.05, max(pp[2] + 0.1, SAFE_Z)], pr, vmax=0.25, tol=0.005,
                      rtol=0.02)
+
+
+# ----- a board stood on its long edge (the ell's upright board) ----------------------------------------
+
+#: The top pinch of a board standing on its long edge: the palm face on the top edge, the four
+#: fingers straight down the back face (their bases at the palm's finger end), the thumb straight
+#: down the front face from the wrist end. Open: fingers and thumb splayed clear of the faces.
+TOP_PINCH_OPEN = {**{f"{f}_spread": 0.0 for f in ("index", "ring", "little")}, **{f"{f}_1": 1.2 for f in FINGERS},
+                  **{f"{f}_{k}": 0.0 for f in FINGERS for k in (2, 3)},
+                  "thumb_opposition": 0.0, "thumb_1": 0.6, "thumb_2": 0.0, "thumb_3": 0.0}
+TOP_PINCH_CLOSE = {**{f"{f}_1": 1.75 for f in FINGERS}, "thumb_1": 1.5}
+#: From the palm site to the pinched board's mid-plane, along the fingers' side (the finger bases
+#: sit 60 mm past the palm centre; a finger's side then lies on a 40 mm board's back face).
+TOP_PINCH_OFFSET = 0.0315
+TOP_PINCH_HOVER = 0.002  # the palm face this far above the top edge
+#: Where the hand-over happens: the board's centre this high.
+HANDOVER_Z = 0.98
+#: The top pinch takes the board this far along its length from its centre (clear of the other hand).
+HANDOVER_DX = 0.13
+SET_DOWN_TRIES = 4
+SET_DOWN_MM = 1.2  # set it down again if a corner ends further than this outside the outline
+
+
+def on_edge_rotation(long_axis, down_edge_first: bool = False) -> np.ndarray:
+    """The rotation of a board standing on its long edge with its length along the horizontal
+    `long_axis`: width vertical (its y axis down), thickness horizontal (x cross y)."""
+    x = np.asarray(long_axis, float)
+    x = np.array([x[0], x[1], 0.0]) / np.linalg.norm(x[:2])
+    y = np.array([0.0, 0.0, -1.0])
+    return np.column_stack([x, y, np.cross(x, y)])
+
+
+class OnEdge(AnyAxis):
+    """Standing a board on its long edge, contact-only: the hook grasp takes it from the rack (fingers
+    on its far edge), the hand turns it a quarter turn about its length in the air (that edge down,
+    the fingers under it), the other hand takes it by the top pinch beside the first hand, the first
+    lets go, and the pinching hand lowers it onto its edge into the outline and lets go."""
+
+    def pinch_frame(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The board's upward width axis, its back (+y side) thickness axis and the palm rotation of
+        the top pinch (palm normal down, fingers down the back face)."""
+        _, rot = self.pose(name)
+        up = rot[:, 1] if rot[2, 1] > 0 else -rot[:, 1]
+        back = rot[:, 2] if rot[1, 2] > 0 else -rot[:, 2]
+        c0, c2 = -up, -back
+        return up, back, np.column_stack([c0, np.cross(c2, c0), c2])
+
+    def top_pinch(self, side: str, name: str, along: float = 0.0, dx: float = 0.0) -> None:
+        """Take a board standing on its edge (on the table or held) by the top pinch, `along`
+        metres from its centre along its length."""
+        pos, rot = self.pose(name)
+        up, back, rg = self.pinch_frame(name)
+        half = self.obj(name)["size"][1] / 2
+        palm = pos + rot[:, 0] * along + up * (half + TOP_PINCH_HOVER) - back * TOP_PINCH_OFFSET
+        self.lift_to_safe(side, z=max(SAFE_Z, palm[2] + 0.15))
+        bx, by = self.base_for(side, palm, dx=dx)
+        self.base_to(side, bx, by)
+        self.joints_to(side, TOP_PINCH_OPEN, speed=0.8)
+        self.move_to(side, palm + up * 0.15, rg, vmax=0.3, wmax=1.0, tol=0.004, rtol=0.02)
+        self.move_to(side, palm + up * 0.03, rg, vmax=0.1, tol=0.002, rtol=0.01)
+        pos, rot = self.pose(name)  # a held board may have swung a little
+        palm = pos + rot[:, 0] * along + up * (half + TOP_PINCH_HOVER) - back * TOP_PINCH_OFFSET
+        self.move_to(side, palm, rg, vmax=0.03, tol=0.0008, rtol=0.004, must=False)
+        self.squeeze(side, TOP_PINCH_CLOSE, tuple(f"{f}_1" for f in FINGERS), ("thumb_1",))
+        if not self.held(side, name):
+            raise ControlError(f"{side} hand failed to pinch {name}: {self.state()['arms'][side]['holds']}")
+
+    def let_go_back(self, side: str, shape: dict, back: float = 0.06) -> None:
+        """Relax the grip, open to `shape`, then move the palm back off the board along its normal
+        and up."""
+        st = self.state(fresh=True)["arms"][side]["joints"]
+        self.joints_to(side, {j: st[j]["q"] for j in shape}, speed=0.5)
+        self.hold_still(0.15)
+        self.joints_to(side, shape, speed=0.4)
+        pp, pr = self.palm(side)
+        self.move_to(side, pp - pr[:, 0] * back, pr, vmax=0.1, tol=0.003, rtol=0.02)
+        pp, pr = self.palm(side)
+        self.move_to(side, pp + np.array([0.0, 0.0, 0.06]), pr, vmax=0.1, tol=0.003, rtol=0.02)
+
+    def stand_up(self, name: str, target, hook_hand: str = "left", pinch_hand: str = "right",
+                 tol_mm: float = 0.4) -> dict:
+        """From the rack onto its long edge into `target` (x, y, z, yaw, pitch, roll of an outline on
+        its edge: its width vertical)."""
+        target = [float(v) for v in target]
+        t_pos = np.asarray(target[:3])
+        t_long = np.array([math.cos(target[3]), math.sin(target[3]), 0.0])  # the outline's length axis
+        self.hook_grasp(hook_hand, name, (0.0, 1.0, 0.0))
+        pos, rot = self.pose(name)
+        pp, pr = self.palm(hook_hand)
+        self.move_to(hook_hand, pp + rot[:, 2] * 0.08, pr, vmax=0.1, tol=0.003, rtol=0.02)
+        self.lift_to_safe(hook_hand, None)
+        # the quarter turn in the air, over the outline: the finger edge down, the palm behind
+        _, rot = self.pose(name)
+        sign = 1.0 if np.dot(rot[:, 0], t_long) >= 0 else -1.0
+        want = on_edge_rotation(sign * t_long)
+        if np.dot(want[:, 1], rot[:, 1]) < 0:  # keep the finger edge (the board's +y) the one going down
+            want = want @ np.diag([1.0, -1.0, -1.0])
+        gp, gr = self._grasp_relative(hook_hand, name)
+        handover = np.array([t_pos[0], t_pos[1], HANDOVER_Z])
+        palm_goal = handover + want @ gp
+        self.base_to(hook_hand, *self.base_for(hook_hand, palm_goal, dx=-0.15 if hook_hand == "left" else 0.15))
+        self.move_to(hook_hand, palm_goal, want @ gr, vmax=0.3, wmax=1.0, tol=0.004, rtol=0.02)
+        self.board_to(hook_hand, name, handover, want, tol=0.003, rtol=0.01, vmax=0.1)
+        self.hold_still(0.3)
+        # the hand-over: the other hand pinches the top edge beside the first, which lets go
+        _, rot = self.pose(name)
+        along = HANDOVER_DX if np.dot(rot[:, 0], [1.0, 0.0, 0.0]) * (1 if pinch_hand == "right" else -1) > 0 else -HANDOVER_DX
+        self.top_pinch(pinch_hand, name, along=along, dx=0.25 if pinch_hand == "right" else -0.25)
+        self.let_go_back(hook_hand, HOOK_OPEN)
+        self.lift_to_safe(hook_hand)
+        # down onto its edge, into the outline; letting go of the pinch nudges it a millimetre or
+        # so, much the same way each time: if it ends outside, take it again where it was taken,
+        # lift it clear and set it down offset by the nudge seen
+        offset, turn = np.zeros(3), 0.0
+        for attempt in range(SET_DOWN_TRIES):
+            if attempt:
+                self.top_pinch(pinch_hand, name, along=along, dx=0.25 if pinch_hand == "right" else -0.25)
+                pp, pr = self.palm(pinch_hand)
+                self.move_to(pinch_hand, pp + np.array([0.0, 0.0, 0.02]), pr, vmax=0.02, tol=0.001, rtol=0.01)
+                self.hold_still(0.4)  # carried: supported by the hand alone
+            _, rot = self.pose(name)
+            rt = rot_axis([0.0, 0.0, 1.0], -turn) @ target_on_edge_nearest(target, rot)
+            goal = t_pos - offset
+            self.board_to(pinch_hand, name, goal + np.array([0, 0, 0.03]), rt, tol=0.002, rtol=0.01, vmax=0.1)
+            self.board_to(pinch_hand, name, goal + np.array([0, 0, 0.008]), rt, tol=tol_mm / 1000, rtol=0.0015, vmax=0.03)
+            stop = [{"a": name, "b": "static", "min_force": 0.5}, {"a": name, "b": "object", "min_force": 0.5}]
+            self.board_to(pinch_hand, name, goal - np.array([0, 0, 0.004]), rt, tol=tol_mm / 1000, rtol=0.0015,
+                          vmax=0.01, stop=stop)
+            self.hold_still(0.1)
+            p0, r0 = self.pose(name)
+            self.let_go_up(pinch_hand)
+            self.hold_still(0.3)
+            p1, r1 = self.pose(name)
+            got = self.obj(name)["target"]
+            if got["worst_protrusion_mm"] <= SET_DOWN_MM:
+                break
+            offset += np.array([p1[0] - p0[0], p1[1] - p0[1], 0.0])
+            turn += math.atan2(r1[1, 0], r1[0, 0]) - math.atan2(r0[1, 0], r0[0, 0])
+        self.lift_to_safe(pinch_hand)
+        return self.obj(name)["target"]
+
+    def let_go_up(self, side: str, up: float = 0.08) -> None:
+        """Out of the top pinch: relax, open, palm straight up off the top edge."""
+        st = self.state(fresh=True)["arms"][side]["joints"]
+        self.joints_to(side, {j: st[j]["q"] for j in TOP_PINCH_OPEN}, speed=0.5)
+        self.hold_still(0.15)
+        self.joints_to(side, TOP_PINCH_OPEN, speed=0.4)
+        pp, pr = self.palm(side)
+        self.move_to(side, pp + np.array([0.0, 0.0, up]), pr, vmax=0.05, tol=0.003, rtol=0.02)
+
+
+def target_on_edge_nearest(target, rot) -> np.ndarray:
+    """Of the target rotation's box-symmetric equivalents, the one nearest the board's `rot`."""
+    x, y, z, yaw, pitch, roll = target
+    cy, sy, cp, sp, cr, sr = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch), math.cos(roll), math.sin(roll)
+    rz = np.array([[cy, -sy, 0.0], [sy, cy, 0.0], [0.0, 0.0, 1.0]])
+    ry = np.array([[cp, 0.0, sp], [0.0, 1.0, 0.0], [-sp, 0.0, cp]])
+    rx = np.array([[1.0, 0.0, 0.0], [0.0, cr, -sr], [0.0, sr, cr]])
+    base = rz @ ry @ rx
+    options = [base @ np.diag(d) for d in ((1, 1, 1), (1, -1, -1), (-1, 1, -1), (-1, -1, 1))]
+    return min(options, key=lambda r: float(np.linalg.norm(rot_error(r, rot))))
