@@ -15,7 +15,7 @@ app = typer.Typer(help="The workshop suite: a simulated two-armed robot builds w
 
 @app.command("serve")
 def serve_cmd(
-    build: str = typer.Option(..., "--build", help="Build name: place, lap or frame."),
+    build: str = typer.Option(..., "--build", help="Build name: place, lap, frame or ell (bench: a spec, no reference yet)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the layout."),
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
     record: Optional[Path] = typer.Option(None, "--record", help="Directory to record the session into."),
@@ -96,7 +96,7 @@ def render_cmd(
 
 @app.command("reference")
 def reference_cmd(
-    build: str = typer.Option(..., "--build", help="Build name: place, lap or frame."),
+    build: str = typer.Option(..., "--build", help="Build name: place, lap, frame or ell (bench: a spec, no reference yet)."),
     seed: int = typer.Option(0, "--seed"),
     record: Optional[Path] = typer.Option(None, "--record", help="Directory to record the session into."),
     url: Optional[str] = typer.Option(None, "--url", help="Drive a running service instead of starting one."),
