@@ -17,7 +17,7 @@ DECLARED = {
     "workshop": ((0.0, 1.0), (0.0, 1.0), {"export", "interactive"}),
     "pace": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs", "attempt-budget", "pictures",
                                             "attempt-pictures", "broken-tasks"}),
-    "pacebench": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs"}),
+    "pacebench": ((-100.0, 100.0), (-1.0, 1.0), {"export", "source-programs", "attempt-budget"}),
 }
 
 
