@@ -224,13 +224,13 @@ def test_the_zygote_holds_nothing_of_a_run(tmp_path):
     assert not found
 
 
-def test_on_by_default_and_can_be_turned_off(tmp_path, monkeypatch):
-    monkeypatch.delenv(zygote.ZYGOTE_ENV)
+def test_off_by_default_and_on_when_asked(tmp_path, monkeypatch):
+    monkeypatch.setenv(zygote.ZYGOTE_ENV, "1")
     pool = _ready_pool()
     used = pool.used
     r = run_sandboxed([sys.executable, "-c", "print('from the zygote')"], tmp_path, Limits(wall_s=30))
     assert r.ok and pool.used == used + 1
-    monkeypatch.setenv(zygote.ZYGOTE_ENV, "0")
+    monkeypatch.delenv(zygote.ZYGOTE_ENV)
     r = run_sandboxed([sys.executable, "-c", "print('direct')"], tmp_path, Limits(wall_s=30))
     assert r.ok and r.output_tail.strip() == "direct"
     assert pool.used == used + 1

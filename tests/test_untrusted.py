@@ -390,3 +390,16 @@ def test_text_checks_never_raise_and_clean_text_is_writable(n):
 
     texts = st.one_of(HOSTILE_TEXT, st.binary(max_size=10), st.integers(), st.none())
     assert fuzz(n, each(texts), check) == n
+
+
+def test_an_empty_array_with_huge_sizes_is_refused_not_raised():
+    """Found by the fuzz: a shape of (0, 2**62, 2**62) declares no values, so it passed the count, and
+    numpy's reshape raised ValueError; every size is bounded on its own now."""
+    import io
+
+    import numpy.lib.format as npy_format
+
+    header = io.BytesIO()
+    npy_format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (0, 2**62, 2**62)})
+    with pytest.raises(Refusal, match="a size above"):
+        load_npy(header.getvalue(), ArrayLimits())

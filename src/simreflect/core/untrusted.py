@@ -409,6 +409,8 @@ def _read_npy(fp: Any, available: int, limits: ArrayLimits, what: str, budget: i
     allowed = min(limits.max_values, budget)
     if count > allowed:
         raise Refusal(f"{what} declares {count} values, more than the {allowed} read", "items")
+    if any(d > limits.max_values for d in shape):  # (0, 2**62, 2**62) holds no values, but numpy cannot shape it
+        raise Refusal(f"{what} declares the shape {str(shape)[:80]}: a size above {limits.max_values}", "items")
     nbytes = count * dtype.itemsize
     if nbytes > available - header:
         raise Refusal(f"{what} declares {nbytes} bytes of values but holds {max(0, available - header)}")

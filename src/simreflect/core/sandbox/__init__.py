@@ -63,7 +63,7 @@ here), workdir (the work directory's watch and safe file access), outcome (what 
 prepare (what every start does first), launcher (pre-started launchers: the cgroup join and the
 fork done ahead of the run, each launcher used once), zygote and zygote_program (pre-forked
 sandboxes from a pre-loaded trusted interpreter: the cgroup join, the namespaces and the shared part
-of the root done ahead, each sandbox used once; the default, off with SIMREFLECT_SANDBOX_ZYGOTE=0), run
+of the root done ahead, each sandbox used once; opt-in with SIMREFLECT_SANDBOX_ZYGOTE=1), run
 (`run_sandboxed`), session (`open_session`).
 """
 

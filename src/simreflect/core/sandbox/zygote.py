@@ -15,7 +15,7 @@ usual way (bwrap) in the same cgroup. A python command runs in the pre-loaded in
 Each sandbox serves one run. The run's cgroup counters are restarted when its command is sent
 (`_RunCgroup.rebase`): what the monitor, the init and the setup spent is `prestart_cpu_s`.
 
-On by default; SIMREFLECT_SANDBOX_ZYGOTE=0 turns it off (docs/security.md has the figures). When the zygote
+Opt-in: SIMREFLECT_SANDBOX_ZYGOTE=1 turns it on (docs/security.md has the figures and why it is not the default yet). When the zygote
 cannot start or the kernel refuses a namespace, the reason is printed once and every run starts
 through bwrap; a zygote that dies or hangs is restarted (at most RESTARTS times).
 """
@@ -484,14 +484,15 @@ def sandbox_pool(controllers: dict[str, tuple[str, Path]]) -> SandboxPool:
 
 
 def zygote_enabled() -> bool:
-    """On unless SIMREFLECT_SANDBOX_ZYGOTE=0: faster than a start through bwrap in wall time and
-    cheaper in CPU, the zygote's own counted (docs/security.md)."""
-    return os.environ.get(ZYGOTE_ENV, "1") != "0"
+    """On with SIMREFLECT_SANDBOX_ZYGOTE=1: faster than a start through bwrap in wall time and
+    cheaper in CPU, the zygote's own counted (docs/security.md); off by default until two failures
+    seen only in the whole test suite are understood (docs/security.md)."""
+    return os.environ.get(ZYGOTE_ENV, "0") == "1"
 
 
 def take_sandbox(controllers: dict[str, tuple[str, Path]]) -> PreforkedSandbox | None:
     """A pre-forked sandbox in a fresh cgroup of `controllers`, or None (turned off with
-    SIMREFLECT_SANDBOX_ZYGOTE=0, no cgroups, or the pool failed): the caller starts bwrap itself."""
+    SIMREFLECT_SANDBOX_ZYGOTE unset or not 1, no cgroups, or the pool failed): the caller starts bwrap itself."""
     if not controllers or not zygote_enabled():
         return None
     return sandbox_pool(controllers).take()
